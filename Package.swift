@@ -1,0 +1,67 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "chatfeed",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "ListDiff", targets: ["ListDiff"]),
+        .library(name: "ChatModel", targets: ["ChatModel"]),
+        .library(name: "ChatStore", targets: ["ChatStore"]),
+        .library(name: "ChangeFeed", targets: ["ChangeFeed"]),
+        .library(name: "WireProtocol", targets: ["WireProtocol"]),
+        .library(name: "ChatfeedConfig", targets: ["ChatfeedConfig"]),
+        .library(name: "ChatfeedServer", targets: ["ChatfeedServer"]),
+        .executable(name: "chatfeedd", targets: ["chatfeedd"]),
+        .executable(name: "chatfeed", targets: ["chatfeed"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    ],
+    targets: [
+        // Pure: the batch type, the diff with upward-preferred moves, the UIKit batch model.
+        .target(name: "ListDiff"),
+        // Pure domain values shared by the store, the feed and the protocol.
+        .target(name: "ChatModel"),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(name: "ChatStore", dependencies: ["ChatModel", "CSQLite"]),
+        .target(name: "ChangeFeed", dependencies: ["ChatModel", "ListDiff"]),
+        .target(name: "WireProtocol", dependencies: ["ChatModel"]),
+        .target(name: "ChatfeedConfig"),
+        .target(
+            name: "ChatfeedServer",
+            dependencies: [
+                "ChatModel", "ChatStore", "ChangeFeed", "WireProtocol", "ChatfeedConfig",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(name: "chatfeedd", dependencies: [
+            "ChatfeedServer", "ChatfeedConfig",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        .executableTarget(name: "chatfeed", dependencies: [
+            "ListDiff", "ChatModel", "ChatStore", "WireProtocol", "ChatfeedConfig",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        // Shared by the test targets: seeded random numbers and list generators.
+        .target(name: "TestSupport", dependencies: ["ListDiff"], path: "Tests/TestSupport"),
+        .testTarget(name: "ListDiffTests", dependencies: ["ListDiff", "TestSupport"]),
+        .testTarget(name: "ChatModelTests", dependencies: ["ChatModel"]),
+        .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "ChatModel", "TestSupport"]),
+        .testTarget(name: "ChangeFeedTests", dependencies: ["ChangeFeed", "ChatModel", "ListDiff", "TestSupport"]),
+        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "ChatModel"]),
+        .testTarget(name: "ChatfeedServerTests", dependencies: [
+            "ChatfeedServer", "ChatfeedConfig", "ChatStore", "ListDiff", "WireProtocol", "TestSupport",
+        ]),
+    ]
+)

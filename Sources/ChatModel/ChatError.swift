@@ -1,0 +1,29 @@
+/// Why an event or a query was refused. Each case maps to one JSON-RPC error code and to one
+/// line on the CLI's stderr; the message says what to fix.
+public enum ChatError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A field is missing, has the wrong type or an invalid value.
+    case invalidParams(field: String, reason: String)
+    /// No chat or message with that id. `kind` is "chat" or "message".
+    case notFound(kind: String, id: String)
+    /// The id exists with other content (a message id reposted differently, a chat created twice).
+    case conflict(String)
+
+    public var description: String {
+        switch self {
+        case .invalidParams(let field, let reason): "invalid '\(field)': \(reason)"
+        case .notFound(let kind, let id): "no \(kind) with id '\(id)'"
+        case .conflict(let message): message
+        }
+    }
+}
+
+/// One committed change to a chat's row, in commit order. `chat` is nil when the chat was removed.
+public struct ChatChange: Hashable, Sendable {
+    public var chatID: String
+    public var chat: Chat?
+
+    public init(chatID: String, chat: Chat?) {
+        self.chatID = chatID
+        self.chat = chat
+    }
+}

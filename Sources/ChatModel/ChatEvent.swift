@@ -1,0 +1,62 @@
+import Foundation
+
+/// A write to the store (SPEC §2). Each is applied in a transaction: all of it or nothing.
+public enum ChatEvent: Hashable, Sendable {
+    case createChat(id: String, title: String, createdAt: Int64)
+    case renameChat(id: String, title: String)
+    /// Removes the chat and its messages.
+    case removeChat(id: String)
+    /// Sets `unread` to 0.
+    case markRead(id: String)
+    /// Adds a message (`unread` + 1). A repeat of the first post of an id is a duplicate, not an error.
+    case postMessage(Message)
+    case editMessage(id: String, text: String, editedAt: Int64?)
+    case deleteMessage(id: String)
+
+    /// Checks what can be checked without the store: identifiers of 1–128 UTF-8 bytes in NFC.
+    public func validate() throws(ChatError) {
+        switch self {
+        case .createChat(let id, _, _), .renameChat(let id, _), .removeChat(let id), .markRead(let id):
+            try Identifier.validate(id, field: "chat")
+        case .postMessage(let message):
+            try Identifier.validate(message.chat, field: "chat")
+            try Identifier.validate(message.id, field: "id")
+        case .editMessage(let id, _, _), .deleteMessage(let id):
+            try Identifier.validate(id, field: "id")
+        }
+    }
+}
+
+/// What a successful event returns (SPEC §5 results).
+public enum EventResult: Hashable, Sendable {
+    /// `chat.create`, `chat.rename`, `chat.markRead`: the chat after the event.
+    case chat(Chat)
+    /// `message.post`: whether it repeated an earlier post.
+    case posted(duplicate: Bool)
+    /// `chat.remove`, `message.edit`, `message.delete`.
+    case done
+}
+
+/// Chat ids and message ids.
+public enum Identifier {
+    public static let maxBytes = 128
+
+    /// An identifier is 1–128 UTF-8 bytes in Unicode NFC, so that Swift's string equality and
+    /// order agree with SQLite's bytewise ones.
+    public static func validate(_ id: String, field: String) throws(ChatError) {
+        let bytes = id.utf8.count
+        if bytes == 0 { throw .invalidParams(field: field, reason: "must not be empty") }
+        if bytes > maxBytes {
+            throw .invalidParams(field: field, reason: "is \(bytes) bytes long; the limit is \(maxBytes)")
+        }
+        if !isNFC(id) {
+            throw .invalidParams(field: field, reason: "must be in Unicode normalization form C (NFC)")
+        }
+    }
+
+    /// True when normalizing `string` to NFC leaves its bytes unchanged.
+    public static func isNFC(_ string: String) -> Bool {
+        if string.utf8.allSatisfy({ $0 < 0x80 }) { return true }
+        return string.precomposedStringWithCanonicalMapping.utf8.elementsEqual(string.utf8)
+    }
+}

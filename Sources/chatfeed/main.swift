@@ -1,0 +1,1 @@
+print("chatfeed: not built yet")

@@ -1,0 +1,1 @@
+print("chatfeedd: not built yet")
