@@ -1,0 +1,44 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Benchmarks live in their own package so that `swift build` and `swift test` of chatfeed do not
+// compile ordo-one/benchmark. Run: `cd Benchmarks && swift package benchmark`.
+let package = Package(
+    name: "chatfeed-benchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "chatfeed", path: "../"),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "ListDiffBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "ListDiff", package: "chatfeed"),
+            ],
+            path: "Benchmarks/ListDiffBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
+            name: "StoreBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "ChatStore", package: "chatfeed"),
+                .product(name: "ChatModel", package: "chatfeed"),
+            ],
+            path: "Benchmarks/StoreBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
+            name: "FeedBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "ChangeFeed", package: "chatfeed"),
+                .product(name: "ChatModel", package: "chatfeed"),
+            ],
+            path: "Benchmarks/FeedBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ]
+)
