@@ -54,7 +54,7 @@ let package = Package(
         ]),
 
         // Shared by the test targets: seeded random numbers and list generators.
-        .target(name: "TestSupport", dependencies: ["ListDiff"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["ListDiff", "ChatModel"], path: "Tests/TestSupport"),
         .testTarget(name: "ListDiffTests", dependencies: ["ListDiff", "TestSupport"]),
         .testTarget(name: "ChatModelTests", dependencies: ["ChatModel"]),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "ChatModel", "TestSupport"]),

@@ -25,7 +25,27 @@ public enum UpwardPreferredStays {
     @inlinable
     public static func select(newRanks: [Int]) -> [Bool] {
         var stays = [Bool](repeating: false, count: newRanks.count)
-        chooseHeaviestIncreasing(newRanks: newRanks, eligible: nil, stays: &stays)
+        chooseHeaviestIncreasing(newRanks: newRanks, eligible: nil, wentUp: nil, stays: &stays)
+        return stays
+    }
+
+    /// Which of some candidate items stay, when the caller knows which went up: a maximum-weight
+    /// strictly increasing subsequence of `newPositions` (distinct, in any range) in which every
+    /// item that did not go up outweighs all the items that went up together. The feed uses it
+    /// for the few chats whose order key changed.
+    ///
+    /// - Parameters:
+    ///   - newPositions: each candidate's position in the new list, candidates in old order.
+    ///   - wentUp: whether each candidate went up (SPEC §3).
+    /// - Complexity: O(c log c) for c candidates.
+    @inlinable
+    public static func select(newPositions: [Int], wentUp: [Bool]) -> [Bool] {
+        precondition(wentUp.count == newPositions.count, "wentUp must have one flag per candidate")
+        let order = newPositions.indices.sorted { newPositions[$0] < newPositions[$1] }
+        var ranks = [Int](repeating: 0, count: newPositions.count)
+        for (rank, k) in order.enumerated() { ranks[k] = rank }
+        var stays = [Bool](repeating: false, count: newPositions.count)
+        chooseHeaviestIncreasing(newRanks: ranks, eligible: nil, wentUp: wentUp, stays: &stays)
         return stays
     }
 
@@ -64,18 +84,21 @@ public enum UpwardPreferredStays {
                 eligible[k] = true
             }
         }
-        chooseHeaviestIncreasing(newRanks: newRanks, eligible: eligible, stays: &stays)
+        chooseHeaviestIncreasing(newRanks: newRanks, eligible: eligible, wentUp: nil, stays: &stays)
         return stays
     }
 
     /// Marks in `stays` a maximum-weight strictly increasing subsequence of `newRanks` among the
     /// eligible positions (all when `eligible` is nil), where an item that did not go up weighs
     /// more than all items that went up together. Eligible items between the same two fixed items
-    /// are compatible with the fixed items, so the subsequence only needs to increase.
+    /// are compatible with the fixed items, so the subsequence only needs to increase. An item went
+    /// up when `wentUp[k]`, or, when `wentUp` is nil, when `newRanks[k] < k`.
     ///
     /// - Complexity: O(c log c), with a Fenwick tree of prefix maxima over new ranks.
     @inlinable
-    static func chooseHeaviestIncreasing(newRanks: [Int], eligible: [Bool]?, stays: inout [Bool]) {
+    static func chooseHeaviestIncreasing(
+        newRanks: [Int], eligible: [Bool]?, wentUp: [Bool]?, stays: inout [Bool]
+    ) {
         let count = newRanks.count
         if count == 0 { return }
         let heavy = count + 1
@@ -101,7 +124,8 @@ public enum UpwardPreferredStays {
                             }
                             position &= position - 1
                         }
-                        let total = chainScore + (rank < k ? 1 : heavy)
+                        let up = wentUp.map { $0[k] } ?? (rank < k)
+                        let total = chainScore + (up ? 1 : heavy)
                         predecessor[k] = chainItem
                         if total > bestScore {
                             bestScore = total
