@@ -168,3 +168,26 @@ struct ChangeFeedTests {
         }
     }
 }
+
+@Suite("Upward preference in the feed")
+struct FeedPreferenceTests {
+    static func chat(_ id: String, _ date: Int64, revision: Int64 = 1) -> Chat {
+        Chat(id: id, title: id, createdAt: 0, lastMessage: nil, lastMessageDate: date, unread: 0, revision: revision)
+    }
+
+    /// [a, x1, x2, y] → [x1, x2, a, y] with a, x1 and x2 all changed: a did not go up, so it stays
+    /// and the two that went up move, although one move of a would be fewer.
+    @Test("a chat that did not go up stays; the chats that went up move")
+    func notUpOutweighsUp() throws {
+        let feed = ChangeFeed(chats: [Self.chat("a", 40), Self.chat("x1", 30), Self.chat("x2", 20), Self.chat("y", 10)],
+                              options: FeedOptions(resetThreshold: .infinity))
+        _ = try feed.subscribe(limit: nil, maxInFlight: 0)
+        let sent = feed.apply([
+            ChatChange(chatID: "a", chat: Self.chat("a", 35, revision: 2)),
+            ChatChange(chatID: "x1", chat: Self.chat("x1", 50, revision: 2)),
+            ChatChange(chatID: "x2", chat: Self.chat("x2", 45, revision: 2)),
+        ])
+        guard case .batch(_, 1, _, _, let structural) = sent.first else { Issue.record("\(sent)"); return }
+        #expect(Set(structural.moves) == [Move(from: 1, to: 0), Move(from: 2, to: 1)])
+    }
+}

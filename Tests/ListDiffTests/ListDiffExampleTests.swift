@@ -88,3 +88,14 @@ struct ListDiffExampleTests {
         }
     }
 }
+
+@Suite("Choosing the rows that stay")
+struct UpwardPreferredStaysTests {
+    @Test("with explicit flags, one item that did not go up outweighs any number that did")
+    func explicitFlags() {
+        // Positions in old order: a (down) at new 2, x1 (up) at new 0, x2 (up) at new 1.
+        #expect(UpwardPreferredStays.select(newPositions: [20, 0, 10], wentUp: [false, true, true]) == [true, false, false])
+        #expect(UpwardPreferredStays.select(newPositions: [20, 0, 10], wentUp: [false, false, false]) == [false, true, true])
+        #expect(UpwardPreferredStays.select(newPositions: [], wentUp: []) == [])
+    }
+}
