@@ -49,6 +49,8 @@ extension ChatStore {
 
     /// Brings the schema to `latestSchemaVersion`, one transaction per step.
     static func migrate(_ db: Database, upTo target: Int = latestSchemaVersion) throws {
+        // An up-to-date file opens without waiting for the write lock.
+        if try schemaVersion(db) == target { return }
         while true {
             let done = try db.inTransaction(.immediate) { () throws -> Bool in
                 let version = try schemaVersion(db)
