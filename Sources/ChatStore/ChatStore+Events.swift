@@ -1,0 +1,144 @@
+import ChatModel
+import Foundation
+
+extension ChatStore {
+    /// Applies one event in its own transaction. Throws `ChatError` when the event is refused
+    /// (then nothing changed) and `SQLiteError` when the database fails.
+    @discardableResult
+    public func apply(_ event: ChatEvent) throws -> EventResult {
+        try event.validate()
+        return try db.inTransaction(.immediate) { try applyInTransaction(event) }
+    }
+
+    /// Applies `events` in order in one transaction (group commit). Each event runs in a
+    /// savepoint, so a refused event is undone alone and its neighbours still apply. Throws only
+    /// when the transaction itself fails; then nothing is committed.
+    public func apply(_ events: [ChatEvent]) throws -> [Result<EventResult, ChatError>] {
+        try db.inTransaction(.immediate) {
+            var results: [Result<EventResult, ChatError>] = []
+            results.reserveCapacity(events.count)
+            for event in events {
+                do {
+                    try event.validate()
+                    results.append(.success(try db.inSavepoint { try applyInTransaction(event) }))
+                } catch let error as ChatError {
+                    results.append(.failure(error))
+                }
+            }
+            try beforeCommit?()
+            return results
+        }
+    }
+
+    private func applyInTransaction(_ event: ChatEvent) throws -> EventResult {
+        switch event {
+        case .createChat(let id, let title, let createdAt):
+            return .chat(try createChat(id: id, title: title, createdAt: createdAt))
+        case .renameChat(let id, let title):
+            var chat = try existingChat(id: id)
+            let old = chat
+            chat.title = title
+            return .chat(try saveChat(chat, replacing: old))
+        case .removeChat(let id):
+            _ = try existingChat(id: id)
+            try db.cachedStatement("DELETE FROM chat WHERE id = ?1").execute(id)
+            _ = try logChange(chatID: id, kind: .remove)
+            return .done
+        case .markRead(let id):
+            var chat = try existingChat(id: id)
+            let old = chat
+            chat.unread = 0
+            return .chat(try saveChat(chat, replacing: old))
+        case .postMessage(let message):
+            return .posted(duplicate: try post(message))
+        case .editMessage(let id, let text, let editedAt):
+            try edit(messageID: id, text: text, editedAt: editedAt ?? Self.now())
+            return .done
+        case .deleteMessage(let id):
+            try delete(messageID: id)
+            return .done
+        }
+    }
+
+    private func existingChat(id: String) throws -> Chat {
+        guard let chat = try fetchChat(id: id) else { throw ChatError.notFound(kind: "chat", id: id) }
+        return chat
+    }
+
+    private func createChat(id: String, title: String, createdAt: Int64) throws -> Chat {
+        if try fetchChat(id: id) != nil { throw ChatError.conflict("chat '\(id)' already exists") }
+        let revision = try logChange(chatID: id, kind: .create)
+        let chat = Chat(
+            id: id, title: title, createdAt: createdAt, lastMessage: nil, lastMessageDate: createdAt,
+            unread: 0, revision: revision)
+        try insertChat(chat)
+        return chat
+    }
+
+    /// Returns true when `message` repeats the first post of its id.
+    private func post(_ message: Message) throws -> Bool {
+        if let existing = try fetchStoredMessage(id: message.id) {
+            var differences: [String] = []
+            if existing.chatID != message.chat { differences.append("chat '\(existing.chatID)'") }
+            if existing.sender != message.sender { differences.append("sender '\(existing.sender)'") }
+            if existing.sentAt != message.sentAt { differences.append("sentAt \(existing.sentAt)") }
+            if existing.originalText != message.text { differences.append("another text") }
+            if differences.isEmpty { return true }
+            throw ChatError.conflict(
+                "message '\(message.id)' already exists with \(differences.joined(separator: ", "))")
+        }
+        var chat = try existingChat(id: message.chat)
+        let old = chat
+        try db.cachedStatement("""
+            INSERT INTO message (id, chat_id, sender, text, original_text, sent_at, edited_at)
+            VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6)
+            """).execute(message.id, message.chat, message.sender, message.text, message.sentAt, message.editedAt)
+        chat.unread += 1
+        if Self.isLater(message, than: chat.lastMessage) {
+            chat.lastMessage = LastMessage(
+                id: message.id, sender: message.sender, text: message.text, sentAt: message.sentAt)
+            chat.lastMessageDate = message.sentAt
+        }
+        _ = try saveChat(chat, replacing: old)
+        return false
+    }
+
+    private func edit(messageID: String, text: String, editedAt: Int64) throws {
+        guard let message = try fetchStoredMessage(id: messageID), !message.isDeleted else {
+            throw ChatError.notFound(kind: "message", id: messageID)
+        }
+        try db.cachedStatement("UPDATE message SET text = ?2, edited_at = ?3 WHERE id = ?1")
+            .execute(messageID, text, editedAt)
+        var chat = try existingChat(id: message.chatID)
+        if chat.lastMessage?.id == messageID {
+            let old = chat
+            chat.lastMessage?.text = text
+            _ = try saveChat(chat, replacing: old)
+        }
+    }
+
+    /// Deleting a deleted message again is a no-op, so that a retried delete succeeds.
+    private func delete(messageID: String) throws {
+        guard let message = try fetchStoredMessage(id: messageID) else {
+            throw ChatError.notFound(kind: "message", id: messageID)
+        }
+        if message.isDeleted { return }
+        try db.cachedStatement("UPDATE message SET deleted = 1 WHERE id = ?1").execute(messageID)
+        var chat = try existingChat(id: message.chatID)
+        if chat.lastMessage?.id == messageID {
+            let old = chat
+            chat.lastMessage = try fetchLatestMessage(chatID: chat.id)
+            chat.lastMessageDate = chat.lastMessage?.sentAt ?? chat.createdAt
+            _ = try saveChat(chat, replacing: old)
+        }
+    }
+
+    /// True when `message` comes after `last` by (sentAt, id bytewise), or there is no `last`.
+    static func isLater(_ message: Message, than last: LastMessage?) -> Bool {
+        guard let last else { return true }
+        if message.sentAt != last.sentAt { return message.sentAt > last.sentAt }
+        return bytewiseLess(last.id, message.id)
+    }
+
+    static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+}

@@ -1,0 +1,91 @@
+/// One step of the schema's history. The list only grows: a released step never changes.
+struct Migration: Sendable {
+    var version: Int
+    var sql: String
+}
+
+extension ChatStore {
+    /// Every schema version, oldest first. `PRAGMA user_version` holds the version of a database.
+    static let migrations: [Migration] = [
+        Migration(version: 1, sql: """
+            CREATE TABLE chat (
+                id TEXT NOT NULL PRIMARY KEY,
+                title TEXT NOT NULL,
+                created_at INTEGER NOT NULL,
+                last_message_id TEXT,
+                last_message_sender TEXT,
+                last_message_text TEXT,
+                last_message_sent_at INTEGER,
+                last_message_date INTEGER NOT NULL,
+                unread INTEGER NOT NULL DEFAULT 0,
+                revision INTEGER NOT NULL
+            );
+            CREATE INDEX chat_list_order ON chat (last_message_date DESC, id ASC);
+            CREATE TABLE message (
+                id TEXT NOT NULL PRIMARY KEY,
+                chat_id TEXT NOT NULL REFERENCES chat (id) ON DELETE CASCADE,
+                sender TEXT NOT NULL,
+                text TEXT NOT NULL,
+                sent_at INTEGER NOT NULL,
+                edited_at INTEGER,
+                deleted INTEGER NOT NULL DEFAULT 0
+            );
+            CREATE INDEX message_page ON message (chat_id, sent_at DESC, id DESC);
+            CREATE TABLE change_log (
+                sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                chat_id TEXT NOT NULL,
+                kind TEXT NOT NULL CHECK (kind IN ('create', 'update', 'remove'))
+            );
+            """),
+        // The text a message was first posted with, so that a repeated post is recognised even
+        // after an edit. Messages from version 1 keep their current text as the original.
+        Migration(version: 2, sql: """
+            ALTER TABLE message ADD COLUMN original_text TEXT;
+            UPDATE message SET original_text = text;
+            """),
+    ]
+
+    static var latestSchemaVersion: Int { migrations.last!.version }
+
+    /// Brings the schema to `latestSchemaVersion`, one transaction per step.
+    static func migrate(_ db: Database, upTo target: Int = latestSchemaVersion) throws {
+        // An up-to-date file opens without waiting for the write lock.
+        if try schemaVersion(db) == target { return }
+        while true {
+            let done = try db.inTransaction(.immediate) { () throws -> Bool in
+                let version = try schemaVersion(db)
+                if version > latestSchemaVersion {
+                    throw ChatStoreError.schemaTooNew(path: db.path, version: version, supported: latestSchemaVersion)
+                }
+                guard version < target, let step = migrations.first(where: { $0.version > version }) else {
+                    return true
+                }
+                try db.execute(step.sql)
+                try db.execute("PRAGMA user_version = \(step.version)")
+                return false
+            }
+            if done { return }
+        }
+    }
+
+    static func schemaVersion(_ db: Database) throws -> Int {
+        try db.cachedStatement("PRAGMA user_version").fetchValue(Int.self) ?? 0
+    }
+}
+
+/// A database that this chatfeed cannot use as it is.
+public enum ChatStoreError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The file was written by a newer chatfeed.
+    case schemaTooNew(path: String, version: Int, supported: Int)
+    /// A read-only store found a schema that needs migrating first.
+    case schemaOutdated(path: String, version: Int, required: Int)
+
+    public var description: String {
+        switch self {
+        case .schemaTooNew(let path, let version, let supported):
+            "database '\(path)' has schema version \(version), newer than this chatfeed supports (\(supported)); upgrade chatfeed"
+        case .schemaOutdated(let path, let version, let required):
+            "database '\(path)' has schema version \(version) but version \(required) is required; open it once read-write to migrate it"
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import ChatModel
+
+/// The persistent store of chats and messages (SPEC §2) over one SQLite connection.
+///
+/// Every event runs in a `BEGIN IMMEDIATE` transaction and appends one change-log row per chat
+/// row it changes, so that other processes can follow the changes. Several processes may share
+/// one file: a writer that finds it locked waits up to the busy timeout.
+///
+/// Not Sendable: a store belongs to one owner for its whole life, like its connection.
+public final class ChatStore {
+    let db: Database
+    public let path: String
+    public let options: StoreOptions
+    /// Called inside a group-commit transaction just before it commits (tests use it to stop a
+    /// group half-way).
+    var beforeCommit: (() throws -> Void)?
+
+    /// Opens the store at `path`, creating the file when it is missing and migrating its schema.
+    public init(path: String, options: StoreOptions = .init()) throws {
+        self.path = path
+        self.options = options
+        db = try Database(path: path, mode: .init(readOnly: options.readOnly, create: true))
+        db.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
+        try db.execute("PRAGMA foreign_keys = ON")
+        if let cacheSizeKiB = options.cacheSizeKiB {
+            try db.execute("PRAGMA cache_size = -\(max(cacheSizeKiB, 1))")
+        }
+        if options.readOnly {
+            let version = try Self.schemaVersion(db)
+            if version > Self.latestSchemaVersion {
+                throw ChatStoreError.schemaTooNew(path: path, version: version, supported: Self.latestSchemaVersion)
+            }
+            if version < Self.latestSchemaVersion {
+                throw ChatStoreError.schemaOutdated(path: path, version: version, required: Self.latestSchemaVersion)
+            }
+        } else {
+            try db.execute("PRAGMA journal_mode = WAL")
+            try db.execute("PRAGMA synchronous = \(options.durability == .full ? "FULL" : "NORMAL")")
+            try Self.migrate(db)
+        }
+    }
+
+    /// Opens `path` at an older schema version, for migration tests.
+    init(path: String, schemaVersion: Int) throws {
+        self.path = path
+        options = StoreOptions()
+        db = try Database(path: path)
+        try db.execute("PRAGMA foreign_keys = ON; PRAGMA journal_mode = WAL")
+        try Self.migrate(db, upTo: schemaVersion)
+    }
+}

@@ -1,0 +1,94 @@
+import CSQLite
+
+/// One SQLite connection.
+///
+/// Not Sendable: a connection belongs to one owner (a thread, an actor or a task) for its whole
+/// life. Statements are prepared once and cached by their SQL (`cachedStatement(_:)`).
+public final class Database {
+    /// How the file is opened.
+    public struct OpenMode: Sendable, Hashable {
+        public var readOnly: Bool
+        /// Create the file when it is missing (ignored when `readOnly`).
+        public var create: Bool
+
+        public init(readOnly: Bool = false, create: Bool = true) {
+            self.readOnly = readOnly
+            self.create = create
+        }
+    }
+
+    public let path: String
+    let handle: OpaquePointer
+    private var statementCache: [String: Statement] = [:]
+
+    /// Opens the database at `path` (":memory:" for a private in-memory database).
+    public init(path: String, mode: OpenMode = OpenMode()) throws(SQLiteError) {
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        if mode.readOnly {
+            flags |= SQLITE_OPEN_READONLY
+        } else {
+            flags |= SQLITE_OPEN_READWRITE
+            if mode.create { flags |= SQLITE_OPEN_CREATE }
+        }
+        var handle: OpaquePointer?
+        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        guard code == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
+            sqlite3_close_v2(handle)
+            throw SQLiteError(extendedResultCode: code, message: "cannot open '\(path)': \(message)")
+        }
+        self.path = path
+        self.handle = handle
+        sqlite3_extended_result_codes(handle, 1)
+    }
+
+    deinit {
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more SQL statements that return no rows (schema, pragmas, transaction control).
+    public func execute(_ sql: String) throws(SQLiteError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &message)
+        if code != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(message)
+            throw SQLiteError(extendedResultCode: sqlite3_extended_errcode(handle), message: text, sql: sql)
+        }
+    }
+
+    /// The statement for `sql`, prepared on first use and reused afterwards.
+    public func cachedStatement(_ sql: String) throws(SQLiteError) -> Statement {
+        if let statement = statementCache[sql] { return statement }
+        let statement = try Statement(database: self, sql: sql)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// A new statement that is not cached (for SQL that runs once).
+    public func makeStatement(_ sql: String) throws(SQLiteError) -> Statement {
+        try Statement(database: self, sql: sql)
+    }
+
+    /// How long a writer waits for a lock held by another connection before failing with SQLITE_BUSY.
+    public func setBusyTimeout(milliseconds: Int) {
+        sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
+    }
+
+    /// Rows changed by the latest INSERT, UPDATE or DELETE.
+    public var changedRowCount: Int { Int(sqlite3_changes64(handle)) }
+
+    /// The rowid of the latest successful INSERT.
+    public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// False while a transaction is open.
+    public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+
+    func error(code: Int32, sql: String?) -> SQLiteError {
+        let extended = sqlite3_extended_errcode(handle)
+        return SQLiteError(
+            extendedResultCode: extended == 0 ? code : extended,
+            message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+    }
+}

@@ -1,0 +1,43 @@
+/// How a `ChatStore` opens and tunes its connection.
+public struct StoreOptions: Sendable, Hashable {
+    /// How a commit reaches the disk.
+    public enum Durability: String, Sendable, Hashable, CaseIterable {
+        /// `PRAGMA synchronous = NORMAL`: in WAL mode a power loss may lose the latest commits,
+        /// never corrupt the file.
+        case normal
+        /// `PRAGMA synchronous = FULL`: every commit is on the disk before it returns.
+        case full
+    }
+
+    /// How long a writer waits for another process's lock before failing with SQLITE_BUSY.
+    public var busyTimeoutMilliseconds: Int
+    public var durability: Durability
+    /// The page cache of the connection in KiB; nil keeps SQLite's default (2 MiB).
+    public var cacheSizeKiB: Int?
+    /// Opens the file read-only: no migration, every write fails.
+    public var readOnly: Bool
+
+    public init(
+        busyTimeoutMilliseconds: Int = 5000, durability: Durability = .normal,
+        cacheSizeKiB: Int? = nil, readOnly: Bool = false
+    ) {
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+        self.durability = durability
+        self.cacheSizeKiB = cacheSizeKiB
+        self.readOnly = readOnly
+    }
+}
+
+/// Counts reported by `ChatStore.stats()`.
+public struct StoreStats: Sendable, Hashable {
+    public var chats: Int
+    /// Messages that are not deleted.
+    public var messages: Int
+    public var latestChangeSequence: Int64
+
+    public init(chats: Int, messages: Int, latestChangeSequence: Int64) {
+        self.chats = chats
+        self.messages = messages
+        self.latestChangeSequence = latestChangeSequence
+    }
+}

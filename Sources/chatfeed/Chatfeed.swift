@@ -1,0 +1,57 @@
+import ArgumentParser
+import ChatModel
+import ChatStore
+import Foundation
+
+@main
+struct Chatfeed: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "chatfeed",
+        abstract: "Create, write and query a chatfeed store.",
+        subcommands: [
+            Init.self, ChatCommand.self, Send.self, Chats.self, Messages.self, Locate.self, Stats.self,
+        ])
+
+    /// Usage errors keep argument-parser's message and exit code; every other failure is one
+    /// `chatfeed: error: …` line on stderr and exit status 1.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let error as CLIFailure {
+            FileHandle.standardError.write(Data("chatfeed: error: \(error.message)\n".utf8))
+            Foundation.exit(1)
+        } catch {
+            exit(withError: error)
+        }
+    }
+}
+
+/// A failure reported as one line on stderr.
+struct CLIFailure: Error {
+    var message: String
+}
+
+/// Runs `body`, turning store and database errors into a `CLIFailure` that says what was wrong.
+func reportingFailures<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as CLIFailure {
+        throw error
+    } catch let error as ChatError {
+        throw CLIFailure(message: error.description)
+    } catch let error as SQLiteError {
+        throw CLIFailure(message: error.isBusy
+            ? "the database is locked by another process (waited for the busy timeout): \(error.message)"
+            : error.description)
+    } catch {
+        throw CLIFailure(message: "\(error)")
+    }
+}
+
+/// Writes `text` and a newline to stdout.
+func output(_ text: String) {
+    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+}
+
+func currentMilliseconds() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }

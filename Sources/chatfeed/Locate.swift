@@ -1,0 +1,27 @@
+import ArgumentParser
+
+struct Locate: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show the index of chats in the chat list.")
+
+    @Argument(help: "Chat ids.") var ids: [String]
+    @Flag(help: "Print the chats.locate result as JSON.") var json = false
+    @OptionGroup var store: StoreSelection
+
+    func validate() throws {
+        if ids.isEmpty { throw ValidationError("give at least one chat id") }
+    }
+
+    func run() throws {
+        let opened = try store.openStore()
+        let (total, positions) = try reportingFailures { (try opened.chatCount(), try opened.positions(of: ids)) }
+        if json {
+            output(JSONOutput.locate(total: total, ids: ids, positions: positions))
+            return
+        }
+        var table = TextTable(headers: ["CHAT", "INDEX"])
+        for id in ids {
+            table.append([id, (positions[id] ?? nil).map(String.init) ?? "not found"])
+        }
+        output(table.render())
+    }
+}

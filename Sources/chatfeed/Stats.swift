@@ -1,0 +1,22 @@
+import ArgumentParser
+import ChatStore
+
+struct Stats: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show counts and the latest change sequence.")
+
+    @Flag(help: "Print as JSON.") var json = false
+    @OptionGroup var store: StoreSelection
+
+    func run() throws {
+        let opened = try store.openStore()
+        let stats = try reportingFailures { try opened.stats() }
+        if json {
+            output(JSONOutput.object([
+                ("chats", String(stats.chats)), ("messages", String(stats.messages)),
+                ("latestChangeSequence", String(stats.latestChangeSequence)),
+            ]))
+        } else {
+            output("chats: \(stats.chats)\nmessages: \(stats.messages)\nlatest change: \(stats.latestChangeSequence)")
+        }
+    }
+}

@@ -1,0 +1,41 @@
+/// Left-aligned columns separated by two spaces; cells longer than `maxCellWidth` are cut.
+struct TextTable {
+    var headers: [String]
+    var rows: [[String]] = []
+    var maxCellWidth = 40
+
+    init(headers: [String]) { self.headers = headers }
+
+    mutating func append(_ row: [String]) { rows.append(row) }
+
+    func render() -> String {
+        let cells = ([headers] + rows).map { $0.map { fit($0) } }
+        let widths = headers.indices.map { column in cells.map { $0[column].count }.max() ?? 0 }
+        return cells.map { row in
+            row.enumerated().map { column, cell in
+                column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
+            }.joined(separator: "  ")
+        }.joined(separator: "\n")
+    }
+
+    private func fit(_ cell: String) -> String {
+        let flat = cell.map { $0.isNewline ? " " : $0 }
+        return flat.count <= maxCellWidth ? String(flat) : String(flat.prefix(maxCellWidth - 1)) + "…"
+    }
+}
+
+/// "just now", "42s ago", "3m ago", "5h ago", "2d ago", or "in 3m" for a time in the future.
+func relativeTime(_ milliseconds: Int64, now: Int64) -> String {
+    let seconds = (now - milliseconds) / 1000
+    let magnitude = abs(seconds)
+    let amount: String
+    switch magnitude {
+    case 0..<5: return "just now"
+    case 5..<60: amount = "\(magnitude)s"
+    case 60..<3600: amount = "\(magnitude / 60)m"
+    case 3600..<86_400: amount = "\(magnitude / 3600)h"
+    case 86_400..<(365 * 86_400): amount = "\(magnitude / 86_400)d"
+    default: amount = "\(magnitude / (365 * 86_400))y"
+    }
+    return seconds >= 0 ? "\(amount) ago" : "in \(amount)"
+}

@@ -1,1 +1,0 @@
-print("chatfeed: not built yet")

@@ -1,0 +1,111 @@
+import ChatModel
+import Foundation
+import Testing
+
+@testable import ChatStore
+
+struct SimulatedFailure: Error {}
+
+@Suite struct GroupCommitTests {
+    @Test func oneBadEventFailsAloneAndItsNeighboursCommit() throws {
+        let store = try TestStore().store
+        let results = try store.apply([
+            .createChat(id: "a", title: "A", createdAt: 0),
+            .createChat(id: "a", title: "again", createdAt: 0),
+            message("m0", in: "missing", at: 1),
+            message("m1", in: "a", "hello", at: 10),
+            .createChat(id: "", title: "empty", createdAt: 0),
+            message("m1", in: "a", "hello", at: 10),
+            message("m1", in: "a", "changed", at: 10),
+            .renameChat(id: "a", title: "Alpha"),
+        ])
+        #expect(results.count == 8)
+        #expect(try results[0].get() == .chat(Chat(id: "a", title: "A", createdAt: 0, lastMessage: nil, lastMessageDate: 0, unread: 0, revision: 1)))
+        #expect(results[1] == .failure(.conflict("chat 'a' already exists")))
+        #expect(results[2] == .failure(.notFound(kind: "chat", id: "missing")))
+        #expect(results[3] == .success(.posted(duplicate: false)))
+        #expect(results[4] == .failure(.invalidParams(field: "chat", reason: "must not be empty")))
+        #expect(results[5] == .success(.posted(duplicate: true)))
+        guard case .failure(.conflict) = results[6] else { Issue.record("expected a conflict: \(results[6])"); return }
+        guard case .success(.chat(let renamed)) = results[7] else { Issue.record("expected a chat: \(results[7])"); return }
+        #expect(renamed.title == "Alpha" && renamed.unread == 1 && renamed.lastMessage?.text == "hello")
+        #expect(try store.chat(id: "a") == renamed)
+        #expect(try store.stats() == StoreStats(chats: 1, messages: 1, latestChangeSequence: 3))
+    }
+
+    @Test func aFailedEventInsideAGroupLeavesNoTrace() throws {
+        let store = try TestStore().store
+        try store.apply(.createChat(id: "a", title: "A", createdAt: 0))
+        let before = try store.allChats()
+        let results = try store.apply([message("m1", in: "nope", at: 5), .removeChat(id: "zzz")])
+        #expect(results.allSatisfy { if case .failure = $0 { true } else { false } })
+        #expect(try store.allChats() == before)
+        #expect(try store.changes(after: before.latestSequence).changes.isEmpty)
+    }
+
+    @Test func aTransactionThatFailsBeforeCommitCommitsNothing() throws {
+        let store = try TestStore().store
+        try store.apply(.createChat(id: "a", title: "A", createdAt: 0))
+        let before = try store.allChats()
+        store.beforeCommit = { throw SimulatedFailure() }
+        #expect(throws: SimulatedFailure.self) {
+            try store.apply([message("m1", in: "a", at: 5), .createChat(id: "b", title: "B", createdAt: 1)])
+        }
+        store.beforeCommit = nil
+        #expect(try store.allChats() == before)
+        #expect(try store.stats().messages == 0)
+        // The store is still usable.
+        #expect(try store.apply(message("m1", in: "a", at: 5)) == .posted(duplicate: false))
+    }
+
+    /// The files as a crash would leave them in the middle of a group commit: copied while the
+    /// transaction is open, with uncommitted pages already spilled into the WAL.
+    @Test func aCrashInTheMiddleOfAGroupCommitLeavesNoneOfTheGroup() throws {
+        let test = try TestStore(options: StoreOptions(cacheSizeKiB: 64))
+        let store = test.store
+        try store.apply(.createChat(id: "a", title: "A", createdAt: 0))
+        _ = try store.apply((0..<50).map { message("early-\($0)", in: "a", at: Int64($0)) })
+        let crashDirectory = try TemporaryDirectory()
+        let crashPath = crashDirectory.path("crash.sqlite")
+        let walBefore = try fileSize(test.path + "-wal")
+        var walDuring = 0
+        store.beforeCommit = {
+            walDuring = try fileSize(test.path + "-wal")
+            try FileManager.default.copyItem(atPath: test.path, toPath: crashPath)
+            try FileManager.default.copyItem(atPath: test.path + "-wal", toPath: crashPath + "-wal")
+        }
+        let group = (0..<3000).map {
+            message("late-\($0)", in: "a", String(repeating: "text ", count: 20), at: Int64(1000 + $0))
+        }
+        let results = try store.apply(group)
+        store.beforeCommit = nil
+        #expect(results.count == 3000)
+        #expect(walDuring > walBefore, "the group should have spilled uncommitted pages into the WAL")
+        #expect(try store.stats().messages == 3050)
+
+        let recovered = try ChatStore(path: crashPath)
+        #expect(try recovered.stats().messages == 50)
+        #expect(try recovered.chat(id: "a")?.unread == 50)
+        #expect(try recovered.chat(id: "a")?.lastMessage?.id == "early-49")
+    }
+
+    @Test func aConnectionClosedWithoutCommitLeavesNothing() throws {
+        let test = try TestStore()
+        try test.store.apply(.createChat(id: "a", title: "A", createdAt: 0))
+        do {
+            let raw = try Database(path: test.path)
+            try raw.execute("""
+                BEGIN IMMEDIATE;
+                INSERT INTO chat (id, title, created_at, last_message_date, unread, revision) VALUES ('b', 'B', 0, 0, 0, 99);
+                INSERT INTO change_log (chat_id, kind) VALUES ('b', 'create');
+                """)
+        }
+        #expect(try test.store.chat(id: "b") == nil)
+        #expect(try test.store.latestChangeSequence() == 1)
+        try test.store.apply(.createChat(id: "b", title: "B", createdAt: 0))
+    }
+}
+
+func fileSize(_ path: String) throws -> Int {
+    (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
+}

@@ -1,0 +1,57 @@
+import ChatModel
+import Foundation
+import Testing
+
+@testable import ChatStore
+
+@Suite struct MigrationTests {
+    @Test func aVersion1DatabaseOpensAndMigrates() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("v1.sqlite")
+        do {
+            let db = try Database(path: path)
+            try db.execute(ChatStore.migrations[0].sql)
+            try db.execute("""
+                PRAGMA user_version = 1;
+                INSERT INTO chat VALUES ('a', 'A', 0, 'm2', 'ann', 'second', 20, 20, 2, 3);
+                INSERT INTO message (id, chat_id, sender, text, sent_at) VALUES ('m1', 'a', 'ann', 'first', 10);
+                INSERT INTO message (id, chat_id, sender, text, sent_at) VALUES ('m2', 'a', 'ann', 'second', 20);
+                INSERT INTO change_log (chat_id, kind) VALUES ('a', 'create'), ('a', 'update'), ('a', 'update');
+                """)
+        }
+        let store = try ChatStore(path: path)
+        let db = try Database(path: path)
+        #expect(try db.makeStatement("PRAGMA user_version").fetchValue(Int.self) == ChatStore.latestSchemaVersion)
+        #expect(try store.chat(id: "a")?.lastMessage?.text == "second")
+        #expect(try store.latestChangeSequence() == 3)
+        #expect(try store.apply(message("m1", in: "a", "first", at: 10)) == .posted(duplicate: true))
+        try store.apply(.editMessage(id: "m2", text: "second, edited", editedAt: 30))
+        #expect(try store.apply(message("m2", in: "a", "second", at: 20)) == .posted(duplicate: true))
+        #expect(try store.apply(message("m3", in: "a", "third", at: 40)) == .posted(duplicate: false))
+        let chat = try #require(try store.chat(id: "a"))
+        #expect(chat.unread == 3 && chat.lastMessage?.id == "m3" && chat.revision == 5)
+        // Opening again does not migrate twice.
+        _ = try ChatStore(path: path)
+        #expect(try store.stats().messages == 3)
+    }
+
+    @Test func aDatabaseFromANewerVersionIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("future.sqlite")
+        try Database(path: path).execute("PRAGMA user_version = 99")
+        #expect(throws: ChatStoreError.schemaTooNew(path: path, version: 99, supported: ChatStore.latestSchemaVersion)) {
+            try ChatStore(path: path)
+        }
+    }
+
+    @Test func aFreshDatabaseIsAtTheLatestVersionWithWAL() throws {
+        let test = try TestStore()
+        let db = try Database(path: test.path)
+        #expect(try db.makeStatement("PRAGMA user_version").fetchValue(Int.self) == ChatStore.latestSchemaVersion)
+        #expect(try db.makeStatement("PRAGMA journal_mode").fetchValue(String.self) == "wal")
+        let plan = try db.makeStatement("""
+            EXPLAIN QUERY PLAN SELECT id FROM chat ORDER BY last_message_date DESC, id ASC LIMIT 10
+            """).fetchAll { row -> String in row[3] }
+        #expect(plan.joined().contains("chat_list_order"), "plan: \(plan)")
+    }
+}

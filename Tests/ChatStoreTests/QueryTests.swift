@@ -1,0 +1,103 @@
+import ChatModel
+import Foundation
+import Testing
+
+@testable import ChatStore
+
+@Suite struct QueryTests {
+    @Test func theListIsOrderedByDateDescendingThenIdBytewise() throws {
+        let store = try TestStore().store
+        for id in ["a", "é", "B", "z", "aa", "Z9"] {
+            try store.apply(.createChat(id: id, title: id, createdAt: 100))
+        }
+        try store.apply(.createChat(id: "old", title: "old", createdAt: 50))
+        try store.apply(.createChat(id: "new", title: "new", createdAt: 150))
+        let expected = ["new", "B", "Z9", "a", "aa", "z", "é", "old"]
+        let all = try store.allChats()
+        #expect(all.chats.map(\.id) == expected)
+        #expect(all.latestSequence == 8)
+        #expect(zip(all.chats, all.chats.dropFirst()).allSatisfy { $0.orderKey < $1.orderKey })
+        #expect(try store.chatCount() == 8)
+
+        let pages = try stride(from: 0, to: 10, by: 3).flatMap { try store.chats(offset: $0, limit: 3) }
+        #expect(pages.map(\.id) == expected)
+        #expect(try store.chats(offset: 7, limit: 100).map(\.id) == ["old"])
+        #expect(try store.chats(offset: 20, limit: 5).isEmpty)
+        #expect(throws: ChatError.self) { try store.chats(offset: -1, limit: 5) }
+
+        let positions = try store.positions(of: expected + ["missing"])
+        for (index, id) in expected.enumerated() { #expect(positions[id] == .some(index)) }
+        #expect(positions["missing"] == .some(nil))
+    }
+
+    @Test func messagePagesAreNewestFirstAndSkipDeletedMessages() throws {
+        let store = try TestStore().store
+        try store.apply(.createChat(id: "a", title: "A", createdAt: 0))
+        try store.apply(.createChat(id: "b", title: "B", createdAt: 0))
+        for i in 0..<10 { try store.apply(message("a\(i)", in: "a", "text \(i)", at: Int64(i * 10))) }
+        try store.apply(message("a5b", in: "a", at: 50))
+        try store.apply(message("b0", in: "b", at: 55))
+        try store.apply(.deleteMessage(id: "a7"))
+        #expect(try store.messages(chat: "a", before: nil, limit: 4).map(\.id) == ["a9", "a8", "a6", "a5b"])
+        #expect(try store.messages(chat: "a", before: 50, limit: 3).map(\.id) == ["a4", "a3", "a2"])
+        #expect(try store.messages(chat: "a", before: 0, limit: 3).isEmpty)
+        let first = try #require(try store.messages(chat: "a", before: 10, limit: 5).first)
+        #expect(first == Message(id: "a0", chat: "a", sender: "ann", text: "text 0", sentAt: 0, editedAt: nil))
+        #expect(try store.stats() == StoreStats(chats: 2, messages: 11, latestChangeSequence: 14))
+    }
+
+    @Test func changesListEachChangedChatOnceInOrderOfItsLatestChange() throws {
+        let store = try TestStore().store
+        for id in ["a", "b", "c", "d"] { try store.apply(.createChat(id: id, title: id, createdAt: 0)) }
+        let afterCreates = try store.latestChangeSequence()
+        #expect(afterCreates == 4)
+        try store.apply(message("m1", in: "a", at: 10))
+        try store.apply(.renameChat(id: "b", title: "B"))
+        try store.apply(.removeChat(id: "c"))
+        try store.apply(message("m2", in: "a", at: 20))
+        try store.apply(.renameChat(id: "d", title: "d"))  // no change: no log row
+
+        let (changes, latest) = try store.changes(after: afterCreates)
+        #expect(latest == 8)
+        #expect(changes.map(\.chatID) == ["b", "c", "a"])
+        #expect(changes[0].chat == (try store.chat(id: "b")))
+        #expect(changes[1].chat == nil)
+        #expect(changes[2].chat?.lastMessage?.id == "m2")
+        #expect(try store.changes(after: latest) == ([], latest))
+        #expect(try store.changes(after: 0).changes.map(\.chatID) == ["d", "b", "c", "a"])
+        // Every committed row change is in the log with its revision as sequence.
+        for change in changes { if let chat = change.chat { #expect(chat.revision <= latest) } }
+    }
+
+    @Test func dataVersionMovesWhenAnotherConnectionCommits() throws {
+        let test = try TestStore()
+        let other = try ChatStore(path: test.path)
+        let version = try test.store.dataVersion()
+        try test.store.apply(.createChat(id: "own", title: "own", createdAt: 0))
+        #expect(try test.store.dataVersion() == version)
+        try other.apply(.createChat(id: "other", title: "other", createdAt: 0))
+        #expect(try test.store.dataVersion() != version)
+        #expect(try test.store.changes(after: 1).changes.map(\.chatID) == ["other"])
+    }
+
+    @Test func aReadOnlyStoreReadsButCannotWrite() throws {
+        let test = try TestStore()
+        try test.store.apply(.createChat(id: "a", title: "A", createdAt: 0))
+        let reader = try ChatStore(path: test.path, options: StoreOptions(readOnly: true))
+        #expect(try reader.chat(id: "a")?.title == "A")
+        #expect(throws: SQLiteError.self) { try reader.apply(.createChat(id: "b", title: "B", createdAt: 0)) }
+    }
+
+    @Test func sqliteErrorsCarryCodeMessageAndSQL() throws {
+        let db = try Database(path: ":memory:")
+        do {
+            try db.execute("SELECT * FROM nowhere")
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.resultCode == 1)
+            #expect(error.message.contains("nowhere"))
+            #expect(error.sql == "SELECT * FROM nowhere")
+            #expect(error.description.contains("no such table"))
+        }
+    }
+}
