@@ -8,7 +8,7 @@ import Darwin
 
 /// Splits a byte stream into lines (`\n`, with a trailing `\r` stripped), skipping blank lines.
 ///
-/// A line longer than `maxLineBytes` (counted before the `\n`) is reported once as `.tooLong`
+/// A line longer than `maxLineBytes` (not counting its `\r\n` or `\n`) is reported once as `.tooLong`
 /// as soon as it passes the limit; its remaining bytes are dropped up to the next `\n`, so the
 /// framer never holds more than `maxLineBytes` bytes.
 public struct LineFramer: Sendable {
@@ -40,13 +40,15 @@ public struct LineFramer: Sendable {
 
     /// Feeds one chunk and calls `handle` for every line (or too-long line) it completes, in order.
     public mutating func feed<E: Error>(_ chunk: UnsafeRawBufferPointer, _ handle: (Event) throws(E) -> Void) throws(E) {
+        // One more byte than the limit may be held: a `\r` that turns out to end the line.
+        let bufferLimit = maxLineBytes + 1
         let count = chunk.count
         var start = 0
         while start < count {
             guard let newline = Self.firstNewline(in: chunk, from: start) else {
                 let rest = count - start
                 if !discarding {
-                    if pending.count + rest > maxLineBytes {
+                    if pending.count + rest > bufferLimit {
                         discarding = true
                         releasePending()
                         try handle(.tooLong)
@@ -59,19 +61,24 @@ public struct LineFramer: Sendable {
             if discarding {
                 discarding = false
             } else if pending.isEmpty {
-                if newline - start > maxLineBytes {
+                let line = UnsafeRawBufferPointer(rebasing: chunk[start..<newline])
+                if Self.length(of: line) > maxLineBytes {
                     try handle(.tooLong)
                 } else {
-                    try Self.deliver(UnsafeRawBufferPointer(rebasing: chunk[start..<newline]), handle)
+                    try Self.deliver(line, handle)
                 }
-            } else if pending.count + (newline - start) > maxLineBytes {
+            } else if pending.count + (newline - start) > bufferLimit {
                 releasePending()
                 try handle(.tooLong)
             } else {
                 pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[start..<newline]))
                 let line = pending
                 releasePending()
-                try Self.deliver(line, handle)
+                if line.withUnsafeBytes({ Self.length(of: $0) }) > maxLineBytes {
+                    try handle(.tooLong)
+                } else {
+                    try Self.deliver(line, handle)
+                }
             }
             start = newline + 1
         }
@@ -83,7 +90,10 @@ public struct LineFramer: Sendable {
         let wasDiscarding = discarding
         releasePending()
         discarding = false
-        if !wasDiscarding, !line.isEmpty {
+        guard !wasDiscarding, !line.isEmpty else { return }
+        if line.withUnsafeBytes({ Self.length(of: $0) }) > maxLineBytes {
+            try handle(.tooLong)
+        } else {
             try Self.deliver(line, handle)
         }
     }
@@ -125,6 +135,11 @@ public struct LineFramer: Sendable {
         while index < end, line[index] == 0x20 || line[index] == 0x09 || line[index] == 0x0D { index += 1 }
         guard index < end else { return }
         try handle(.line(UnsafeRawBufferPointer(rebasing: line[0..<end])))
+    }
+
+    /// The length of a line without its trailing `\r`.
+    private static func length(of line: UnsafeRawBufferPointer) -> Int {
+        line.last == 0x0D ? line.count - 1 : line.count
     }
 
     private static func firstNewline(in chunk: UnsafeRawBufferPointer, from start: Int) -> Int? {
