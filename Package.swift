@@ -60,6 +60,7 @@ let package = Package(
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "ChatModel", "TestSupport"]),
         .testTarget(name: "ChangeFeedTests", dependencies: ["ChangeFeed", "ChatModel", "ListDiff", "TestSupport"]),
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "ChatModel"]),
+        .testTarget(name: "ChatfeedConfigTests", dependencies: ["ChatfeedConfig"]),
         .testTarget(name: "ChatfeedServerTests", dependencies: [
             "ChatfeedServer", "ChatfeedConfig", "ChatStore", "ListDiff", "WireProtocol", "TestSupport",
         ]),
