@@ -1,0 +1,291 @@
+import ChangeFeed
+import ChatModel
+import ChatStore
+import Foundation
+import ListDiff
+import Logging
+import Synchronization
+import WireProtocol
+
+/// The daemon's single serialization point: it owns the store connection, the feed and stdout,
+/// and handles every request and every commit, its own or another process's, in one order.
+///
+/// Everything but `requestShutdown()` runs on the engine thread. A round takes all the input that
+/// has arrived, commits consecutive writes in one transaction (group commit), answers, catches
+/// the feed up from the change log, and writes the batches, without ever yielding in between.
+final class Engine: @unchecked Sendable {
+    private let options: ServerOptions
+    private let logger: Logger
+    private let store: ChatStore
+    private let feed: ChangeFeed
+    private let queue = InputQueue()
+    private let output: OutputWriter
+    private let inputDescriptor: Int32
+    private var framer: LineFramer
+    private var lastSequence: Int64
+    private var lastDataVersion: Int64
+    private var pendingWrites: [(id: JSONValue?, method: String, event: ChatEvent)] = []
+    private let shutdownRequested = Atomic<Bool>(false)
+    private let startedAt = Date()
+
+    /// Opens (or creates) the database and loads the chat list.
+    init(options: ServerOptions, logger: Logger, input: Int32, output: Int32) throws {
+        self.options = options
+        self.logger = logger
+        store = try ChatStore(path: options.databasePath, options: options.store)
+        let loaded = try store.allChats()
+        feed = ChangeFeed(chats: loaded.chats, options: options.feed)
+        lastSequence = loaded.latestSequence
+        lastDataVersion = try store.dataVersion()
+        framer = LineFramer(maxLineBytes: options.maxLineBytes)
+        inputDescriptor = input
+        self.output = OutputWriter(fileDescriptor: output)
+        logger.info("loaded chat list", metadata: [
+            "chats": "\(loaded.chats.count)", "changeSequence": "\(loaded.latestSequence)",
+            "database": "\(options.databasePath)",
+        ])
+    }
+
+    /// Runs until end of input, a shutdown request or a closed output; then commits what is
+    /// pending and flushes.
+    func run() {
+        InputReader.start(fileDescriptor: inputDescriptor, into: queue)
+        let pollInterval = Double(options.pollIntervalMilliseconds) / 1000
+        var running = true
+        while running {
+            let inputs = queue.takeAll(waitingAtMost: pollInterval)
+            for input in inputs {
+                switch input {
+                case .bytes(let bytes):
+                    bytes.withUnsafeBytes { chunk in framer.feed(chunk) { handle($0) } }
+                case .endOfInput:
+                    framer.finish { handle($0) }
+                    running = false
+                    logger.info("end of input: shutting down")
+                }
+            }
+            commitPendingWrites()
+            lookForOtherWriters()
+            if !output.flush() {
+                logger.info("stdout closed: shutting down")
+                running = false
+            }
+            if shutdownRequested.load(ordering: .acquiring) {
+                logger.info("shutdown requested")
+                running = false
+            }
+        }
+        queue.stop()
+        output.flush()
+    }
+
+    /// Asks the engine to stop after the input it already holds (any thread).
+    func requestShutdown() {
+        shutdownRequested.store(true, ordering: .releasing)
+        queue.wake()
+    }
+
+    // MARK: Requests
+
+    private func handle(_ event: LineFramer.Event) {
+        switch event {
+        case .tooLong:
+            respond(id: .null, error: .tooLong(limit: options.maxLineBytes), isNotification: false)
+        case .line(let line):
+            let request: RPCRequest
+            do {
+                request = try RPCRequest.decode(line: line)
+            } catch {
+                output.enqueue(error.responseLine)
+                logger.debug("bad request line", metadata: ["error": "\(error)"])
+                return
+            }
+            handle(request)
+        }
+    }
+
+    private func handle(_ request: RPCRequest) {
+        let command: WireCommand
+        do {
+            command = try WireCommand(request, now: Self.now())
+        } catch {
+            respond(id: request.id, error: error, isNotification: request.isNotification, method: request.method)
+            return
+        }
+        if case .write(let event) = command {
+            pendingWrites.append((request.id, request.method, event))
+            if pendingWrites.count >= options.groupCommitMaxEvents { commitPendingWrites() }
+            return
+        }
+        // Reads see every write before them, this process's and others'.
+        commitPendingWrites()
+        lookForOtherWriters()
+        do {
+            let (result, released) = try answer(command)
+            if let id = request.id { RPCMessage.appendResultResponse(id: id, result: result, to: &outputBuffer) }
+            enqueue(released)
+        } catch {
+            respond(id: request.id, error: RPCError(mapping: error), isNotification: request.isNotification, method: request.method)
+        }
+        flushOutputBuffer()
+    }
+
+    /// The result of a read or feed request, and the notifications it releases (an ack's), which
+    /// go out after its response.
+    private func answer(_ command: WireCommand) throws -> (JSONValue, [FeedNotification]) {
+        switch command {
+        case .write:
+            preconditionFailure("writes are committed in groups")
+        case .listChats(let params):
+            return (WireResults.chatsList(
+                total: feed.index.count, items: feed.index.chats(from: params.offset, count: params.limit)), [])
+        case .locateChats(let params):
+            return (WireResults.chatsLocate(
+                total: feed.index.count, indices: params.ids.map { ($0, feed.index.index(of: $0)) }), [])
+        case .listMessages(let params):
+            return (WireResults.messagesList(
+                items: try store.messages(chat: params.chat, before: params.before, limit: params.limit)), [])
+        case .subscribe(let params):
+            let snapshot = try feed.subscribe(limit: params.limit, maxInFlight: params.maxInFlight)
+            logger.info("subscribed", metadata: [
+                "subscription": "\(snapshot.subscription)", "limit": "\(params.limit.map(String.init) ?? "all")",
+            ])
+            return (WireResults.feedSubscribe(
+                subscription: snapshot.subscription, total: snapshot.total, items: snapshot.items), [])
+        case .ack(let params):
+            return (.object([:]), try feed.acknowledge(params.subscription, seq: Int(params.seq)))
+        case .unsubscribe(let params):
+            try feed.unsubscribe(params.subscription)
+            return (.object([:]), [])
+        case .stats:
+            return (try statistics(), [])
+        }
+    }
+
+    private func statistics() throws -> JSONValue {
+        let stats = try store.stats()
+        let subscriptions = feed.subscriptionStats.map { subscription -> JSONValue in
+            .object([
+                "subscription": .string(subscription.subscription),
+                "limit": subscription.limit.map(JSONValue.integer) ?? .null,
+                "maxInFlight": .integer(subscription.maxInFlight),
+                "lastSentSeq": .integer(subscription.lastSentSeq),
+                "lastAckedSeq": .integer(subscription.lastAckedSeq),
+                "pendingChats": .integer(subscription.pendingChats),
+                "deferredPending": .bool(subscription.deferredPending),
+            ])
+        }
+        return .object([
+            "chats": .integer(stats.chats),
+            "messages": .integer(stats.messages),
+            "latestChangeSequence": .integer(stats.latestChangeSequence),
+            "uptimeMs": .integer(Int64(Date().timeIntervalSince(startedAt) * 1000)),
+            "subscriptions": .array(subscriptions),
+        ])
+    }
+
+    // MARK: Writes and the feed
+
+    /// Commits the pending writes in one transaction, answers each, and sends the batches.
+    private func commitPendingWrites() {
+        guard !pendingWrites.isEmpty else { return }
+        let writes = pendingWrites
+        pendingWrites.removeAll(keepingCapacity: true)
+        let outcomes: [Result<EventResult, ChatError>]
+        do {
+            outcomes = try store.apply(writes.map(\.event))
+        } catch {
+            logger.error("group commit failed: nothing of it was written", metadata: [
+                "writes": "\(writes.count)", "error": "\(error)",
+            ])
+            let failure = RPCError(mapping: error)
+            for write in writes { respond(id: write.id, error: failure, isNotification: write.id == nil, method: write.method) }
+            flushOutputBuffer()
+            return
+        }
+        for (write, outcome) in zip(writes, outcomes) {
+            switch outcome {
+            case .success(let result):
+                if let id = write.id { RPCMessage.appendResultResponse(id: id, result: Self.json(result), to: &outputBuffer) }
+            case .failure(let error):
+                respond(id: write.id, error: RPCError(error), isNotification: write.id == nil, method: write.method)
+            }
+        }
+        flushOutputBuffer()
+        catchUp()
+    }
+
+    /// Picks up commits of other processes: cheap when there are none (one PRAGMA).
+    private func lookForOtherWriters() {
+        do {
+            let version = try store.dataVersion()
+            guard version != lastDataVersion else { return }
+            lastDataVersion = version
+            catchUp()
+        } catch {
+            logger.error("cannot read the database's data version", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Applies every change logged since the last one seen to the feed, and sends the batches.
+    private func catchUp() {
+        do {
+            let (changes, latest) = try store.changes(after: lastSequence)
+            guard latest > lastSequence else { return }
+            lastSequence = latest
+            enqueue(feed.apply(changes))
+        } catch {
+            logger.error("cannot read the change log", metadata: ["error": "\(error)"])
+        }
+    }
+
+    // MARK: Output
+
+    private var outputBuffer: [UInt8] = []
+
+    private func flushOutputBuffer() {
+        guard !outputBuffer.isEmpty else { return }
+        output.enqueue(outputBuffer)
+        outputBuffer.removeAll(keepingCapacity: true)
+    }
+
+    private func respond(id: JSONValue?, error: RPCError, isNotification: Bool, method: String? = nil) {
+        if isNotification {
+            logger.warning("notification failed", metadata: ["method": "\(method ?? "?")", "error": "\(error)"])
+            return
+        }
+        RPCMessage.appendErrorResponse(id: id ?? .null, error: error, to: &outputBuffer)
+        flushOutputBuffer()
+    }
+
+    private func enqueue(_ notifications: [FeedNotification]) {
+        for notification in notifications {
+            switch notification {
+            case .batch(let subscription, let seq, let count, let total, let batch):
+                RPCMessage.appendNotification(
+                    method: WireMethod.feedBatchNotification,
+                    params: WireResults.feedBatch(
+                        subscription: subscription, seq: Int64(seq), count: count, total: total,
+                        deletes: batch.deletes, inserts: batch.inserts.map { ($0.index, $0.item) },
+                        moves: batch.moves.map { ($0.from, $0.to) }, updates: batch.updates.map { ($0.index, $0.item) }),
+                    to: &outputBuffer)
+            case .reset(let subscription, let seq, let count, let total, let items):
+                RPCMessage.appendNotification(
+                    method: WireMethod.feedResetNotification,
+                    params: WireResults.feedReset(subscription: subscription, seq: Int64(seq), count: count, total: total, items: items),
+                    to: &outputBuffer)
+            }
+        }
+        flushOutputBuffer()
+    }
+
+    private static func json(_ result: EventResult) -> JSONValue {
+        switch result {
+        case .chat(let chat): chat.jsonValue
+        case .posted(let duplicate): .object(["duplicate": .bool(duplicate)])
+        case .done: .object([:])
+        }
+    }
+
+    static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
+}
