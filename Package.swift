@@ -61,7 +61,7 @@ let package = Package(
         .testTarget(name: "ChangeFeedTests", dependencies: ["ChangeFeed", "ChatModel", "ListDiff", "TestSupport"]),
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "ChatModel"]),
         .testTarget(name: "ChatfeedConfigTests", dependencies: ["ChatfeedConfig"]),
-        .testTarget(name: "ChatfeedCLITests", dependencies: ["ListDiff", "WireProtocol", "TestSupport"]),
+        .testTarget(name: "ChatfeedCLITests", dependencies: ["chatfeed", "chatfeedd", "ListDiff", "WireProtocol", "TestSupport"]),
         .testTarget(name: "ChatfeedServerTests", dependencies: [
             "ChatfeedServer", "ChatfeedConfig", "ChatStore", "ListDiff", "WireProtocol", "TestSupport",
         ]),
