@@ -8,9 +8,10 @@ import Darwin
 
 /// Splits a byte stream into lines (`\n`, with a trailing `\r` stripped), skipping blank lines.
 ///
-/// A line longer than `maxLineBytes` (not counting its `\r\n` or `\n`) is reported once as `.tooLong`
-/// as soon as it passes the limit; its remaining bytes are dropped up to the next `\n`, so the
-/// framer never holds more than `maxLineBytes` bytes.
+/// A line longer than `maxLineBytes` (not counting its `\r\n` or `\n`) is reported once as
+/// `.tooLong`, as soon as the framer has seen more than `maxLineBytes + 1` of its bytes (or at its
+/// end); its bytes are dropped up to the next `\n`, so the framer never holds more than
+/// `maxLineBytes + 1` bytes. Lines of spaces and tabs only are skipped like empty ones.
 public struct LineFramer: Sendable {
     /// What the framer found: a complete line (valid only during the callback), or a line over the limit.
     public enum Event {
@@ -39,6 +40,7 @@ public struct LineFramer: Sendable {
     public var bufferedByteCount: Int { pending.count }
 
     /// Feeds one chunk and calls `handle` for every line (or too-long line) it completes, in order.
+    /// When `handle` throws, the rest of the chunk is dropped.
     public mutating func feed<E: Error>(_ chunk: UnsafeRawBufferPointer, _ handle: (Event) throws(E) -> Void) throws(E) {
         // One more byte than the limit may be held: a `\r` that turns out to end the line.
         let bufferLimit = maxLineBytes + 1
