@@ -29,7 +29,7 @@ public struct RPCRequestError: Error, Hashable, Sendable, CustomStringConvertibl
     }
 
     /// The error response line (id null when unreadable), ending in `\n`.
-    public var responseLine: [UInt8] { RPCMessage.errorResponse(id: id ?? .null, error: error) }
+    public var responseLine: [UInt8] { RPCMessage.errorResponse(id: id, error: error) }
 
     public var description: String { error.description }
 }

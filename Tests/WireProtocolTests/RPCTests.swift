@@ -119,6 +119,8 @@ import Testing
         RPCMessage.appendResultResponse(id: 1, result: 2, to: &output)
         RPCMessage.appendNotification(method: "n", params: [], to: &output)
         #expect(output.text == "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":2}\n{\"jsonrpc\":\"2.0\",\"method\":\"n\",\"params\":[]}\n")
+        #expect(RPCMessage.errorResponse(id: nil, error: .tooLong(limit: 10))
+            == RPCMessage.errorResponse(id: .null, error: .tooLong(limit: 10)))
         #expect(RPCMessage.errorResponse(id: .null, error: .tooLong(limit: 10)).text
             == #"{"jsonrpc":"2.0","id":null,"error":{"code":-32003,"message":"line too long: the limit is 10 bytes","data":{"limit":10}}}"# + "\n")
     }
