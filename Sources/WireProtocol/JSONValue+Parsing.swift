@@ -59,6 +59,10 @@ struct JSONParser {
         var keys: [String] = []
         var keyOffsets: [Int] = []
         var frames: [Frame] = []
+        values.reserveCapacity(16)
+        keys.reserveCapacity(16)
+        keyOffsets.reserveCapacity(16)
+        frames.reserveCapacity(8)
         var value: JSONValue
         skipWhitespace()
         parsing: while true {
