@@ -23,6 +23,11 @@ extension JSONValue {
     }
 
     /// Parses one JSON text (see `init(parsing:maxDepth:)`).
+    public init(parsing text: Substring, maxDepth: Int = JSONValue.defaultMaxDepth) throws(JSONParseError) {
+        try self.init(parsing: String(text), maxDepth: maxDepth)
+    }
+
+    /// Parses one JSON text (see `init(parsing:maxDepth:)`).
     public init(parsing text: String, maxDepth: Int = JSONValue.defaultMaxDepth) throws(JSONParseError) {
         var text = text
         let result = text.withUTF8 { buffer in
