@@ -57,6 +57,8 @@ import Testing
         for _ in 0..<5_000 {
             let bytes = (0..<Int.random(in: 0...64, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
             _ = try? JSONValue(parsing: bytes)
+            _ = try? RPCRequest.decode(line: [UInt8(ascii: "{")] + bytes)
+            _ = try? RPCRequest.decode(line: Array(#"{"id":"#.utf8) + bytes)
             var framer = LineFramer(maxLineBytes: 16)
             _ = framer.feed(bytes)
             _ = framer.finish()
