@@ -31,12 +31,13 @@ public struct JSONNumber: Hashable, Sendable, CustomStringConvertible {
         return false
     }
 
-    /// The exact integer value: an integer, or a double with an integral value inside Int64's range.
+    /// The exact integer value: an integer, or a double with an integral value strictly inside
+    /// ±2⁶³ (−2⁶³ itself is excluded because a text such as `-9223372036854775809` rounds to it).
     @inlinable
     public var int64Value: Int64? {
         switch storage {
         case .integer(let value): value
-        case .double(let value): Int64(exactly: value)
+        case .double(let value): value == -0x1p63 ? nil : Int64(exactly: value)
         }
     }
 

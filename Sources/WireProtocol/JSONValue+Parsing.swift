@@ -23,6 +23,11 @@ extension JSONValue {
     }
 
     /// Parses one JSON text (see `init(parsing:maxDepth:)`).
+    public init(parsing text: Substring, maxDepth: Int = JSONValue.defaultMaxDepth) throws(JSONParseError) {
+        try self.init(parsing: String(text), maxDepth: maxDepth)
+    }
+
+    /// Parses one JSON text (see `init(parsing:maxDepth:)`).
     public init(parsing text: String, maxDepth: Int = JSONValue.defaultMaxDepth) throws(JSONParseError) {
         var text = text
         let result = text.withUTF8 { buffer in
@@ -36,10 +41,10 @@ extension JSONValue {
 
 /// An iterative parser (explicit stacks, no recursion), so depth costs heap, never call stack.
 struct JSONParser {
-    private let bytes: UnsafeBufferPointer<UInt8>
-    private let end: Int
+    fileprivate let bytes: UnsafeBufferPointer<UInt8>
+    fileprivate let end: Int
     private let maxDepth: Int
-    private var pos = 0
+    fileprivate var pos = 0
     private var scratch: [UInt8] = []
 
     private struct Frame {
@@ -59,6 +64,10 @@ struct JSONParser {
         var keys: [String] = []
         var keyOffsets: [Int] = []
         var frames: [Frame] = []
+        values.reserveCapacity(16)
+        keys.reserveCapacity(16)
+        keyOffsets.reserveCapacity(16)
+        frames.reserveCapacity(8)
         var value: JSONValue
         skipWhitespace()
         parsing: while true {
@@ -185,7 +194,7 @@ struct JSONParser {
 
     // MARK: - Scalars
 
-    private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
+    fileprivate mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
         let start = pos
         let count = literal.utf8CodeUnitCount
         let text = literal.utf8Start
@@ -198,7 +207,7 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseNumber() throws(JSONParseError) -> JSONNumber {
+    fileprivate mutating func parseNumber() throws(JSONParseError) -> JSONNumber {
         let start = pos
         if bytes[pos] == UInt8(ascii: "-") { pos += 1 }
         let integerStart = pos
@@ -257,7 +266,7 @@ struct JSONParser {
     // MARK: - Strings
 
     /// Reads a string starting at its opening quote.
-    private mutating func parseString() throws(JSONParseError) -> String {
+    fileprivate mutating func parseString() throws(JSONParseError) -> String {
         pos += 1
         let start = pos
         while pos < end {
@@ -399,7 +408,7 @@ struct JSONParser {
 
     // MARK: - Helpers
 
-    private mutating func skipWhitespace() {
+    fileprivate mutating func skipWhitespace() {
         while pos < end {
             switch bytes[pos] {
             case 0x20, 0x0A, 0x0D, 0x09: pos += 1
@@ -423,5 +432,80 @@ struct JSONParser {
             do { try skipUTF8Sequence() } catch { return error }
         }
         return error(.unexpectedByte(byte, expected: expected))
+    }
+}
+
+extension JSONValue {
+    /// The `id` member of a top-level object, read from the start of a text that may be broken
+    /// further on or cut short: a string, a number or null whose member precedes the damage.
+    /// Nil when no such id can be read.
+    public static func readableID(in bytes: UnsafeRawBufferPointer) -> JSONValue? {
+        var parser = JSONParser(bytes.bindMemory(to: UInt8.self), maxDepth: 0)
+        return parser.readTopLevelID()
+    }
+}
+
+extension JSONParser {
+    fileprivate mutating func readTopLevelID() -> JSONValue? {
+        pos = 0
+        skipWhitespace()
+        guard pos < end, bytes[pos] == UInt8(ascii: "{") else { return nil }
+        pos += 1
+        while true {
+            skipWhitespace()
+            guard pos < end, bytes[pos] == UInt8(ascii: "\""), let key = try? parseString() else { return nil }
+            skipWhitespace()
+            guard pos < end, bytes[pos] == UInt8(ascii: ":") else { return nil }
+            pos += 1
+            skipWhitespace()
+            guard pos < end else { return nil }
+            if key == "id" {
+                let value: JSONValue
+                switch bytes[pos] {
+                case UInt8(ascii: "\""):
+                    guard let string = try? parseString() else { return nil }
+                    value = .string(string)
+                case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    guard let number = try? parseNumber() else { return nil }
+                    value = .number(number)
+                case UInt8(ascii: "n"):
+                    guard (try? expectLiteral("null")) != nil else { return nil }
+                    value = .null
+                default:
+                    return nil
+                }
+                skipWhitespace()
+                guard pos < end, bytes[pos] == UInt8(ascii: ",") || bytes[pos] == UInt8(ascii: "}") else { return nil }
+                return value
+            }
+            guard skipMemberValue() else { return nil }
+            pos += 1
+        }
+    }
+
+    /// Skips a member's value by its brackets and strings, up to the `,` that ends it; false at
+    /// the end of the object or of the input.
+    private mutating func skipMemberValue() -> Bool {
+        var depth = 0
+        while pos < end {
+            switch bytes[pos] {
+            case UInt8(ascii: "\""):
+                pos += 1
+                while pos < end, bytes[pos] != UInt8(ascii: "\"") {
+                    pos += bytes[pos] == UInt8(ascii: "\\") ? 2 : 1
+                }
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                if depth == 0 { return false }
+                depth -= 1
+            case UInt8(ascii: ","):
+                if depth == 0 { return true }
+            default:
+                break
+            }
+            pos += 1
+        }
+        return false
     }
 }

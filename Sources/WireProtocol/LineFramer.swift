@@ -8,15 +8,20 @@ import Darwin
 
 /// Splits a byte stream into lines (`\n`, with a trailing `\r` stripped), skipping blank lines.
 ///
-/// A line longer than `maxLineBytes` (not counting its `\r\n` or `\n`) is reported once as `.tooLong`
-/// as soon as it passes the limit; its remaining bytes are dropped up to the next `\n`, so the
-/// framer never holds more than `maxLineBytes` bytes.
+/// A line longer than `maxLineBytes` (not counting its `\r\n` or `\n`) is reported once as
+/// `.tooLong`, as soon as the framer has seen more than `maxLineBytes + 1` of its bytes (or at its
+/// end); its bytes are dropped up to the next `\n`, so the framer never holds more than
+/// `maxLineBytes + 1` bytes. Lines of spaces and tabs only are skipped like empty ones.
 public struct LineFramer: Sendable {
-    /// What the framer found: a complete line (valid only during the callback), or a line over the limit.
+    /// What the framer found: a complete line, or a line over the limit with its first bytes (up
+    /// to `tooLongPrefixBytes`, enough to read a request id). Both are valid only during the callback.
     public enum Event {
         case line(UnsafeRawBufferPointer)
-        case tooLong
+        case tooLong(prefix: UnsafeRawBufferPointer)
     }
+
+    /// How many leading bytes of a too-long line `Event.tooLong` carries.
+    public static let tooLongPrefixBytes = 4096
 
     /// A copied `Event`, for the collecting `feed(_:)` and `finish()`.
     public enum Output: Hashable, Sendable {
@@ -39,6 +44,7 @@ public struct LineFramer: Sendable {
     public var bufferedByteCount: Int { pending.count }
 
     /// Feeds one chunk and calls `handle` for every line (or too-long line) it completes, in order.
+    /// When `handle` throws, the rest of the chunk is dropped.
     public mutating func feed<E: Error>(_ chunk: UnsafeRawBufferPointer, _ handle: (Event) throws(E) -> Void) throws(E) {
         // One more byte than the limit may be held: a `\r` that turns out to end the line.
         let bufferLimit = maxLineBytes + 1
@@ -50,8 +56,9 @@ public struct LineFramer: Sendable {
                 if !discarding {
                     if pending.count + rest > bufferLimit {
                         discarding = true
+                        let prefix = prefix(of: UnsafeRawBufferPointer(rebasing: chunk[start..<count]))
                         releasePending()
-                        try handle(.tooLong)
+                        try Self.reportTooLong(prefix, handle)
                     } else {
                         pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[start..<count]))
                     }
@@ -63,19 +70,20 @@ public struct LineFramer: Sendable {
             } else if pending.isEmpty {
                 let line = UnsafeRawBufferPointer(rebasing: chunk[start..<newline])
                 if Self.length(of: line) > maxLineBytes {
-                    try handle(.tooLong)
+                    try handle(.tooLong(prefix: UnsafeRawBufferPointer(rebasing: line.prefix(Self.tooLongPrefixBytes))))
                 } else {
                     try Self.deliver(line, handle)
                 }
             } else if pending.count + (newline - start) > bufferLimit {
+                let prefix = prefix(of: UnsafeRawBufferPointer(rebasing: chunk[start..<newline]))
                 releasePending()
-                try handle(.tooLong)
+                try Self.reportTooLong(prefix, handle)
             } else {
                 pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[start..<newline]))
                 let line = pending
                 releasePending()
                 if line.withUnsafeBytes({ Self.length(of: $0) }) > maxLineBytes {
-                    try handle(.tooLong)
+                    try Self.reportTooLong(Array(line.prefix(Self.tooLongPrefixBytes)), handle)
                 } else {
                     try Self.deliver(line, handle)
                 }
@@ -92,7 +100,7 @@ public struct LineFramer: Sendable {
         discarding = false
         guard !wasDiscarding, !line.isEmpty else { return }
         if line.withUnsafeBytes({ Self.length(of: $0) }) > maxLineBytes {
-            try handle(.tooLong)
+            try Self.reportTooLong(Array(line.prefix(Self.tooLongPrefixBytes)), handle)
         } else {
             try Self.deliver(line, handle)
         }
@@ -111,6 +119,20 @@ public struct LineFramer: Sendable {
         var outputs: [Output] = []
         finish { outputs.append(Output($0)) }
         return outputs
+    }
+
+    /// The first bytes of the current line: what is pending, then `tail`.
+    private func prefix(of tail: UnsafeRawBufferPointer) -> [UInt8] {
+        var bytes = Array(pending.prefix(Self.tooLongPrefixBytes))
+        bytes.append(contentsOf: tail.prefix(Self.tooLongPrefixBytes - bytes.count))
+        return bytes
+    }
+
+    private static func reportTooLong<E: Error>(_ prefix: [UInt8], _ handle: (Event) throws(E) -> Void) throws(E) {
+        let result = prefix.withUnsafeBytes { bytes in
+            Result { () throws(E) in try handle(.tooLong(prefix: bytes)) }
+        }
+        try result.get()
     }
 
     private mutating func releasePending() {

@@ -7,9 +7,9 @@ public enum RPCMessage {
         return output
     }
 
-    /// `{"jsonrpc":"2.0","id":…,"error":{"code":…,"message":…[,"data":…]}}\n`; use id null
-    /// when the request's id was unreadable.
-    public static func errorResponse(id: JSONValue, error: RPCError) -> [UInt8] {
+    /// `{"jsonrpc":"2.0","id":…,"error":{"code":…,"message":…[,"data":…]}}\n`; a nil id (the
+    /// request's id was unreadable) is written as null.
+    public static func errorResponse(id: JSONValue?, error: RPCError) -> [UInt8] {
         var output: [UInt8] = []
         appendErrorResponse(id: id, error: error, to: &output)
         return output
@@ -30,9 +30,9 @@ public enum RPCMessage {
         output.append(contentsOf: "}\n".utf8)
     }
 
-    public static func appendErrorResponse(id: JSONValue, error: RPCError, to output: inout [UInt8]) {
+    public static func appendErrorResponse(id: JSONValue?, error: RPCError, to output: inout [UInt8]) {
         output.append(contentsOf: #"{"jsonrpc":"2.0","id":"#.utf8)
-        id.serialize(into: &output)
+        (id ?? .null).serialize(into: &output)
         output.append(contentsOf: #","error":"#.utf8)
         error.jsonValue.serialize(into: &output)
         output.append(contentsOf: "}\n".utf8)

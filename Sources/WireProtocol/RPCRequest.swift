@@ -29,13 +29,14 @@ public struct RPCRequestError: Error, Hashable, Sendable, CustomStringConvertibl
     }
 
     /// The error response line (id null when unreadable), ending in `\n`.
-    public var responseLine: [UInt8] { RPCMessage.errorResponse(id: id ?? .null, error: error) }
+    public var responseLine: [UInt8] { RPCMessage.errorResponse(id: id, error: error) }
 
     public var description: String { error.description }
 }
 
 extension RPCRequest {
-    /// Decodes one line: −32700 for bad JSON or UTF-8, −32600 for JSON that is not a request
+    /// Decodes one line: −32700 for bad JSON or UTF-8 (with the id when it can be read before the
+    /// damage, see `JSONValue.readableID(in:)`), −32600 for JSON that is not a request
     /// (not an object, `jsonrpc` not "2.0", `method` missing or not a string, `id` not a string,
     /// number or null, `params` not an object or array).
     public static func decode(line: UnsafeRawBufferPointer, maxDepth: Int = JSONValue.defaultMaxDepth) throws(RPCRequestError) -> RPCRequest {
@@ -43,7 +44,7 @@ extension RPCRequest {
         do {
             value = try JSONValue(parsing: line, maxDepth: maxDepth)
         } catch {
-            throw RPCRequestError(id: nil, error: RPCError(
+            throw RPCRequestError(id: JSONValue.readableID(in: line), error: RPCError(
                 code: RPCError.parseError, message: "parse error: \(error)",
                 data: ["offset": .integer(error.offset)]))
         }

@@ -218,6 +218,7 @@ import Testing
         #expect(try JSONValue(parsing: text) == expected)
         #expect(try JSONValue(parsing: Array(text.utf8)) == expected)
         #expect(try JSONValue(parsing: Array(("xx" + text).utf8)[2...]) == expected)
+        #expect(try JSONValue(parsing: ("xx" + text + "yy").dropFirst(2).dropLast(2)) == expected)
         let fromRaw = Array(text.utf8).withUnsafeBytes { raw in try? JSONValue(parsing: raw) }
         #expect(fromRaw == expected)
     }

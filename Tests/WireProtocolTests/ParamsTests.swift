@@ -49,6 +49,7 @@ import Testing
         #expect(invalidField("message.post", post.replacingOccurrences(#""sentAt":1"#, "\"sentAt\":\"1\"")) == "sentAt")
         #expect(invalidField("message.post", post.replacingOccurrences(#""sentAt":1"#, "\"sentAt\":1e19")) == "sentAt")
         #expect(invalidField("message.post", post.replacingOccurrences(#""sentAt":1"#, "\"sentAt\":9223372036854775808")) == "sentAt")
+        #expect(invalidField("message.post", post.replacingOccurrences(#""sentAt":1"#, "\"sentAt\":-9223372036854775809")) == "sentAt")
         #expect(invalidField("message.post", post.replacingOccurrences(#","sentAt":1"#, "")) == "sentAt")
         #expect(invalidField("message.post", post.replacingOccurrences(#""text":"yo""#, "\"text\":7")) == "text")
         #expect(invalidField("message.post", post.replacingOccurrences(#""sender":"ann""#, "\"sender\":null")) == "sender")

@@ -40,19 +40,22 @@ import Testing
     }
 
     @Test func parseErrors() {
-        for line in ["{", "not json", #"{"jsonrpc":"2.0","id":1,"method":"m",}"#, "[1,]", "\"\\ud800\""] {
+        for line in ["{", "not json", #"{"jsonrpc":"2.0","method":"m",}"#, "[1,]", "\"\\ud800\"", #"{"id":{},"#] {
             let error = failure(line)
             #expect(error?.error.code == RPCError.parseError, "\(line)")
             #expect(error?.id == nil, "\(line)")
         }
-        let badUTF8 = Array(#"{"jsonrpc":"2.0","id":1,"method":""#.utf8) + [0xC0, 0xAF] + Array(#""}"#.utf8)
+        // An id read before the damage is echoed.
+        #expect(failure(#"{"jsonrpc":"2.0","id":1,"method":"m",}"#)?.id == 1)
+        #expect(failure(#"{"jsonrpc":"2.0","id":"q","method":"m","params":{"a":01}}"#)?.id == "q")
+        let badUTF8 = Array(#"{"jsonrpc":"2.0","id":[],"method":""#.utf8) + [0xC0, 0xAF] + Array(#""}"#.utf8)
         let error = failure(badUTF8)
         #expect(error?.error.code == RPCError.parseError)
         #expect(error?.error.message.contains("invalid UTF-8") == true)
-        #expect(error?.error.data == ["offset": 34])
+        #expect(error?.error.data == ["offset": 35])
         #expect(error?.id == nil)
         #expect(error?.responseLine.text
-            == #"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: invalid UTF-8 at byte 34","data":{"offset":34}}}"# + "\n")
+            == #"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: invalid UTF-8 at byte 35","data":{"offset":35}}}"# + "\n")
     }
 
     @Test func invalidRequests() {
@@ -119,6 +122,8 @@ import Testing
         RPCMessage.appendResultResponse(id: 1, result: 2, to: &output)
         RPCMessage.appendNotification(method: "n", params: [], to: &output)
         #expect(output.text == "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":2}\n{\"jsonrpc\":\"2.0\",\"method\":\"n\",\"params\":[]}\n")
+        #expect(RPCMessage.errorResponse(id: nil, error: .tooLong(limit: 10))
+            == RPCMessage.errorResponse(id: .null, error: .tooLong(limit: 10)))
         #expect(RPCMessage.errorResponse(id: .null, error: .tooLong(limit: 10)).text
             == #"{"jsonrpc":"2.0","id":null,"error":{"code":-32003,"message":"line too long: the limit is 10 bytes","data":{"limit":10}}}"# + "\n")
     }
