@@ -89,8 +89,8 @@ final class Engine: @unchecked Sendable {
 
     private func handle(_ event: LineFramer.Event) {
         switch event {
-        case .tooLong:
-            respond(id: .null, error: .tooLong(limit: options.maxLineBytes), isNotification: false)
+        case .tooLong(let prefix):
+            respond(id: JSONValue.readableID(in: prefix), error: .tooLong(limit: options.maxLineBytes), isNotification: false)
         case .line(let line):
             let request: RPCRequest
             do {
@@ -122,7 +122,12 @@ final class Engine: @unchecked Sendable {
         lookForOtherWriters()
         do {
             let (result, released) = try answer(command)
-            if let id = request.id { RPCMessage.appendResultResponse(id: id, result: result, to: &outputBuffer) }
+            if let id = request.id {
+                switch result {
+                case .value(let value): RPCMessage.appendResultResponse(id: id, result: value, to: &outputBuffer)
+                case .raw(let write): RPCMessage.appendResultResponse(id: id, to: &outputBuffer, writeResult: write)
+                }
+            }
             enqueue(released)
         } catch {
             respond(id: request.id, error: RPCError(mapping: error), isNotification: request.isNotification, method: request.method)
@@ -132,34 +137,42 @@ final class Engine: @unchecked Sendable {
 
     /// The result of a read or feed request, and the notifications it releases (an ack's), which
     /// go out after its response.
-    private func answer(_ command: WireCommand) throws -> (JSONValue, [FeedNotification]) {
+    private func answer(_ command: WireCommand) throws -> (Answer, [FeedNotification]) {
         switch command {
         case .write:
             preconditionFailure("writes are committed in groups")
         case .listChats(let params):
-            return (WireResults.chatsList(
-                total: feed.index.count, items: feed.index.chats(from: params.offset, count: params.limit)), [])
+            let items = feed.index.chats(from: params.offset, count: params.limit)
+            return (.raw { WireResults.appendChatsList(total: self.feed.index.count, items: items, to: &$0) }, [])
         case .locateChats(let params):
-            return (WireResults.chatsLocate(
-                total: feed.index.count, indices: params.ids.map { ($0, feed.index.index(of: $0)) }), [])
+            return (.value(WireResults.chatsLocate(
+                total: feed.index.count, indices: params.ids.map { ($0, feed.index.index(of: $0)) })), [])
         case .listMessages(let params):
-            return (WireResults.messagesList(
-                items: try store.messages(chat: params.chat, before: params.before, limit: params.limit)), [])
+            return (.value(WireResults.messagesList(
+                items: try store.messages(chat: params.chat, before: params.before, limit: params.limit))), [])
         case .subscribe(let params):
             let snapshot = try feed.subscribe(limit: params.limit, maxInFlight: params.maxInFlight)
             logger.info("subscribed", metadata: [
                 "subscription": "\(snapshot.subscription)", "limit": "\(params.limit.map(String.init) ?? "all")",
             ])
-            return (WireResults.feedSubscribe(
-                subscription: snapshot.subscription, total: snapshot.total, items: snapshot.items), [])
+            return (.raw {
+                WireResults.appendFeedSubscribe(
+                    subscription: snapshot.subscription, total: snapshot.total, items: snapshot.items, to: &$0)
+            }, [])
         case .ack(let params):
-            return (.object([:]), try feed.acknowledge(params.subscription, seq: Int(params.seq)))
+            return (.value(.object([:])), try feed.acknowledge(params.subscription, seq: Int(params.seq)))
         case .unsubscribe(let params):
             try feed.unsubscribe(params.subscription)
-            return (.object([:]), [])
+            return (.value(.object([:])), [])
         case .stats:
-            return (try statistics(), [])
+            return (.value(try statistics()), [])
         }
+    }
+
+    /// A result as a JSON value, or written straight to the output (large lists).
+    private enum Answer {
+        case value(JSONValue)
+        case raw((inout [UInt8]) -> Void)
     }
 
     private func statistics() throws -> JSONValue {
@@ -262,18 +275,19 @@ final class Engine: @unchecked Sendable {
         for notification in notifications {
             switch notification {
             case .batch(let subscription, let seq, let count, let total, let batch):
-                RPCMessage.appendNotification(
-                    method: WireMethod.feedBatchNotification,
-                    params: WireResults.feedBatch(
-                        subscription: subscription, seq: Int64(seq), count: count, total: total,
-                        deletes: batch.deletes, inserts: batch.inserts.map { ($0.index, $0.item) },
-                        moves: batch.moves.map { ($0.from, $0.to) }, updates: batch.updates.map { ($0.index, $0.item) }),
-                    to: &outputBuffer)
+                let params = FeedBatchParams(
+                    subscription: subscription, seq: Int64(seq), count: count, total: total, deletes: batch.deletes,
+                    inserts: batch.inserts.map { WireIndexedChat(index: $0.index, chat: $0.item) },
+                    moves: batch.moves.map { WireMove(from: $0.from, to: $0.to) },
+                    updates: batch.updates.map { WireIndexedChat(index: $0.index, chat: $0.item) })
+                RPCMessage.appendNotification(method: WireMethod.feedBatchNotification, to: &outputBuffer) {
+                    WireResults.appendFeedBatch(params, to: &$0)
+                }
             case .reset(let subscription, let seq, let count, let total, let items):
-                RPCMessage.appendNotification(
-                    method: WireMethod.feedResetNotification,
-                    params: WireResults.feedReset(subscription: subscription, seq: Int64(seq), count: count, total: total, items: items),
-                    to: &outputBuffer)
+                RPCMessage.appendNotification(method: WireMethod.feedResetNotification, to: &outputBuffer) {
+                    WireResults.appendFeedReset(
+                        subscription: subscription, seq: Int64(seq), count: count, total: total, items: items, to: &$0)
+                }
             }
         }
         flushOutputBuffer()

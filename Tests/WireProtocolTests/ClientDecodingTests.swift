@@ -33,10 +33,10 @@ import Testing
             Issue.record("not a notification")
             return
         }
-        #expect(try FeedNotification(method: method, params: params) == .batch(batch))
+        #expect(try WireFeedNotification(method: method, params: params) == .batch(batch))
         let updates = FeedBatchParams(subscription: "s1", seq: 4, count: 4, total: 10, updates: [WireIndexedChat(index: 2, chat: chat)])
         #expect(try FeedBatchParams(jsonValue: updates.jsonValue) == updates)
-        #expect(try FeedNotification(method: "other", params: [:]) == nil)
+        #expect(try WireFeedNotification(method: "other", params: [:]) == nil)
 
         var broken = batch.jsonValue.objectValue!
         broken["moves"] = [["from": 1]]
@@ -52,7 +52,7 @@ import Testing
 
     @Test func feedResetRoundTrip() throws {
         let reset = FeedResetParams(subscription: "s9", seq: 7, count: 1, total: 1, items: [chat])
-        let decoded = try FeedNotification(method: "feed.reset", params: reset.jsonValue)
+        let decoded = try WireFeedNotification(method: "feed.reset", params: reset.jsonValue)
         #expect(decoded == .reset(reset))
         #expect(decoded?.seq == 7)
         #expect(decoded?.subscription == "s9")

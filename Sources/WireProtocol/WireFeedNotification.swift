@@ -134,7 +134,7 @@ public struct FeedResetParams: Hashable, Sendable {
 }
 
 /// A feed notification from the daemon, decoded for a client.
-public enum FeedNotification: Hashable, Sendable {
+public enum WireFeedNotification: Hashable, Sendable {
     case batch(FeedBatchParams)
     case reset(FeedResetParams)
 
