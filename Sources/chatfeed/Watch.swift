@@ -244,48 +244,39 @@ struct WatchScreen {
         if let error = object["error"]?.objectValue {
             throw CLIFailure(message: "chatfeedd answered an error: \(error["message"]?.stringValue ?? "?")")
         }
-        guard let method = object["method"]?.stringValue, let params = object["params"]?.objectValue,
-              let subscription, params["subscription"]?.stringValue == subscription else { return }
-        seq = Int(params["seq"]?.int64Value ?? 0)
-        total = Int(params["total"]?.int64Value ?? 0)
-        if method == WireMethod.feedResetNotification {
-            rows = try (params["items"]?.arrayValue ?? []).map { try Chat(jsonValue: $0) }
+        guard let method = object["method"]?.stringValue, let params = object["params"],
+              let notification = try WireFeedNotification(method: method, params: params),
+              let subscription, notification.subscription == subscription else { return }
+        seq = Int(notification.seq)
+        switch notification {
+        case .reset(let reset):
+            total = reset.total
+            rows = reset.items
             resets += 1
-        } else if method == WireMethod.feedBatchNotification {
-            let batch = try Self.batch(params)
+        case .batch(let params):
+            total = params.total
+            let batch = Batch(
+                deletes: params.deletes,
+                inserts: params.inserts.map { IndexedItem(index: $0.index, item: $0.chat) },
+                moves: params.moves.map { Move(from: $0.from, to: $0.to) },
+                updates: params.updates.map { IndexedItem(index: $0.index, item: $0.chat) })
             do {
-                let before = rows
                 rows = try UIKitBatchModel.apply(batch, to: rows)
-                for move in batch.moves {
-                    marks[rows[move.to].id] = (move.to < move.from ? .moved : .movedDown, now)
-                }
-                for insert in batch.inserts { marks[insert.item.id] = (.inserted, now) }
-                for update in batch.updates where before.indices.contains(update.index) {
-                    if marks[update.item.id].map({ now - $0.at > 300 }) ?? true { marks[update.item.id] = (.updated, now) }
-                }
             } catch {
                 throw CLIFailure(message: "batch \(seq) breaks UIKit's rules: \(error)")
             }
+            for move in batch.moves {
+                marks[rows[move.to].id] = (move.to < move.from ? .moved : .movedDown, now)
+            }
+            for insert in batch.inserts { marks[insert.item.id] = (.inserted, now) }
+            // A deferred update right after a move or insert keeps the stronger mark.
+            for update in batch.updates where marks[update.item.id].map({ now - $0.at > 300 }) ?? true {
+                marks[update.item.id] = (.updated, now)
+            }
             batches += 1
         }
-        acknowledge(["subscription": .string(subscription), "seq": .integer(seq)])
+        acknowledge(["subscription": .string(subscription), "seq": .integer(Int64(seq))])
         dirty = true
-    }
-
-    private static func batch(_ params: JSONObject) throws -> Batch<Chat> {
-        func indexed(_ key: String) throws -> [IndexedItem<Chat>] {
-            try (params[key]?.arrayValue ?? []).map {
-                IndexedItem(index: Int($0.objectValue?["index"]?.int64Value ?? -1),
-                            item: try Chat(jsonValue: $0.objectValue?["chat"] ?? .null))
-            }
-        }
-        return Batch(
-            deletes: (params["deletes"]?.arrayValue ?? []).map { Int($0.int64Value ?? -1) },
-            inserts: try indexed("inserts"),
-            moves: (params["moves"]?.arrayValue ?? []).map {
-                Move(from: Int($0.objectValue?["from"]?.int64Value ?? -1), to: Int($0.objectValue?["to"]?.int64Value ?? -1))
-            },
-            updates: try indexed("updates"))
     }
 
     /// Draws the list when something changed or a mark faded.
