@@ -59,14 +59,14 @@ private func referenceRemove<E: Comparable>(_ reference: inout [E], _ element: E
 
     @Test func insertRemoveReturnValues() {
         var set = RankedSet<Int>()
-        #expect(set.insert(5))
-        #expect(!set.insert(5))
-        #expect(set.insert(3))
-        #expect(set.insert(9))
+        #expect(set.insert(5) == true)
+        #expect(set.insert(5) == false)
+        #expect(set.insert(3) == true)
+        #expect(set.insert(9) == true)
         #expect(set.count == 3)
-        #expect(!set.remove(4))
-        #expect(set.remove(5))
-        #expect(!set.remove(5))
+        #expect(set.remove(4) == false)
+        #expect(set.remove(5) == true)
+        #expect(set.remove(5) == false)
         #expect(Array(set) == [3, 9])
         #expect(set.rank(of: 5) == 1)
         #expect(set.rank(of: 100) == 2)
@@ -75,7 +75,7 @@ private func referenceRemove<E: Comparable>(_ reference: inout [E], _ element: E
         #expect(Array(set) == [3])
         set.removeAll()
         expectMatches(set, [])
-        #expect(set.insert(1))
+        #expect(set.insert(1) == true)
         expectMatches(set, [1])
     }
 
@@ -93,8 +93,8 @@ private func referenceRemove<E: Comparable>(_ reference: inout [E], _ element: E
             let orders = [members, members.reversed(), members.enumerated().sorted { ($0.offset % 3, $0.offset) < ($1.offset % 3, $1.offset) }.map(\.element)]
             for order in orders {
                 var set = RankedSet<Int>(blockSize: blockSize)
-                for value in order { #expect(set.insert(value)) }
-                for value in order { #expect(!set.insert(value)) }
+                for value in order { #expect(set.insert(value) == true) }
+                for value in order { #expect(set.insert(value) == false) }
                 expectMatches(set, members, probes: probes)
             }
             let bulk = RankedSet<Int>(sorted: members, blockSize: blockSize)
@@ -102,8 +102,8 @@ private func referenceRemove<E: Comparable>(_ reference: inout [E], _ element: E
             // Remove each member from the bulk-loaded set.
             for value in members {
                 var copy = bulk
-                #expect(copy.remove(value))
-                #expect(!copy.remove(value))
+                #expect(copy.remove(value) == true)
+                #expect(copy.remove(value) == false)
                 expectMatches(copy, members.filter { $0 != value }, probes: probes)
             }
             // Remove everything, front to back, and back to front, checking at each step.
@@ -111,7 +111,7 @@ private func referenceRemove<E: Comparable>(_ reference: inout [E], _ element: E
                 var set = bulk
                 var reference = members
                 for value in removalOrder {
-                    #expect(set.remove(value))
+                    #expect(set.remove(value) == true)
                     reference.removeAll { $0 == value }
                     expectMatches(set, reference)
                 }
@@ -218,7 +218,7 @@ private func referenceRemove<E: Comparable>(_ reference: inout [E], _ element: E
         // Insertions at the front only, then removals at the back only (the feed's bump pattern).
         var reference = Array(set)
         for value in stride(from: -1, to: -200, by: -1) {
-            #expect(set.insert(value))
+            #expect(set.insert(value) == true)
             reference.insert(value, at: 0)
             let removed = set.remove(at: set.count - 1)
             #expect(removed == reference.removeLast())
@@ -318,7 +318,7 @@ private func referenceRemove<E: Comparable>(_ reference: inout [E], _ element: E
         let ids = ["a", "b", "é", "Z", "e\u{301}", "ab", "", "a\u{0}", "zz", "Ω"]
         let keys = ids.map { ChatOrderKey(lastMessageDate: 1_000, id: $0) }
         var set = RankedSet<ChatOrderKey>(blockSize: 4)
-        for key in keys { #expect(set.insert(key)) }
+        for key in keys { #expect(set.insert(key) == true) }
         #expect(set.count == ids.count, "NFC and NFD spellings of é are distinct chats")
         let expectedIDs = ["", "Z", "a", "a\u{0}", "ab", "b", "e\u{301}", "zz", "é", "Ω"]
         #expect(Array(set).map { Array($0.id.utf8) } == expectedIDs.map { Array($0.utf8) })
@@ -330,7 +330,7 @@ private func referenceRemove<E: Comparable>(_ reference: inout [E], _ element: E
         #expect(set.element(at: 0) == newer)
         #expect(set.rank(of: older) == set.count - 1)
         // Removing the NFD spelling leaves the NFC one.
-        #expect(set.remove(ChatOrderKey(lastMessageDate: 1_000, id: "e\u{301}")))
+        #expect(set.remove(ChatOrderKey(lastMessageDate: 1_000, id: "e\u{301}")) == true)
         #expect(set.contains(ChatOrderKey(lastMessageDate: 1_000, id: "é")))
         #expect(!set.contains(ChatOrderKey(lastMessageDate: 1_000, id: "e\u{301}")))
         set.checkInvariants()
