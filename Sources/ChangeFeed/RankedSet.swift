@@ -252,11 +252,13 @@ public struct RankedSet<Element: Comparable> {
         if b == blocks.count {
             // Greater than everything: append to the last block.
             b -= 1
+            reserveForOneMore(b)
             blocks[b].append(element)
             maxes[b] = element
         } else {
             let i = blocks[b].withUnsafeBufferPointer { Self.lowerBound($0, element) }
             if !(element < blocks[b][i]) { return false }  // already present
+            reserveForOneMore(b)
             blocks[b].insert(element, at: i)
         }
         _count += 1
@@ -356,16 +358,33 @@ public struct RankedSet<Element: Comparable> {
         return low
     }
 
-    /// Splits the oversized block `b` into two halves.
+    /// Grows block `b` when it is full, never past `2 × blockSize + 1` (the most a block holds
+    /// before it is split), instead of letting `Array` double its buffer: a block's buffer stays
+    /// within 2 × its largest possible contents.
+    @inlinable
+    mutating func reserveForOneMore(_ b: Int) {
+        let capacity = blocks[b].capacity
+        if blocks[b].count == capacity {
+            blocks[b].reserveCapacity(Swift.min(Swift.max(2 * capacity, 16), 2 * blockSize + 1))
+        }
+    }
+
+    /// Splits the oversized block `b` into two halves, each in a fresh buffer sized to its
+    /// contents plus room for `blockSize / 2` inserts.
     @inlinable
     mutating func split(_ b: Int) {
-        let half = blocks[b].count / 2
+        let count = blocks[b].count
+        let half = count / 2
+        let room = blockSize / 2
+        var lower: [Element] = []
+        lower.reserveCapacity(half + room)
+        lower.append(contentsOf: blocks[b][..<half])
         var upper: [Element] = []
-        upper.reserveCapacity(Swift.max(blockSize, blocks[b].count - half))
+        upper.reserveCapacity(count - half + room)
         upper.append(contentsOf: blocks[b][half...])
-        blocks[b].removeSubrange(half...)
+        blocks[b] = lower
         let upperMax = maxes[b]
-        maxes[b] = blocks[b][half - 1]
+        maxes[b] = lower[half - 1]
         blocks.insert(upper, at: b + 1)
         maxes.insert(upperMax, at: b + 1)
         rebuildTree()
@@ -378,6 +397,7 @@ public struct RankedSet<Element: Comparable> {
         let left = b > 0 ? b - 1 : b
         let moved = blocks.remove(at: left + 1)
         let movedMax = maxes.remove(at: left + 1)
+        blocks[left].reserveCapacity(blocks[left].count + moved.count)  // exactly, not doubled
         blocks[left].append(contentsOf: moved)
         maxes[left] = movedMax
         if blocks[left].count > 2 * blockSize {
@@ -540,4 +560,8 @@ extension RankedSet {
     /// The sizes of the blocks, for tests that check splits and merges happen.
     @_spi(Testing)
     public var blockSizes: [Int] { blocks.map(\.count) }
+
+    /// The capacities of the blocks' buffers, for tests that check memory stays bounded.
+    @_spi(Testing)
+    public var blockCapacities: [Int] { blocks.map(\.capacity) }
 }

@@ -196,6 +196,12 @@ private func referenceRemove<E: Comparable>(_ reference: inout [E], _ element: E
             #expect(set.rank(of: probe) == (reference.firstIndex { $0 >= probe } ?? reference.count))
             #expect(set.contains(probe) == reference.contains(probe))
             maxBlocks = max(maxBlocks, set.blockSizes.count)
+            if step % 97 == 0 {
+                // Buffers never grow past about twice the largest block (2 × blockSize + 1), plus
+                // whatever the allocator rounds up.
+                let limit = 2 * blockSize + 1 + 16
+                #expect(set.blockCapacities.allSatisfy { $0 <= limit }, "capacities \(set.blockCapacities.max() ?? 0) > \(limit)")
+            }
             if step % 500 == 0 { set.checkInvariants() }
         }
         expectMatches(set, reference)
