@@ -533,28 +533,36 @@ extension RankedSet: CustomStringConvertible {
 // MARK: - Testing
 
 extension RankedSet {
-    /// Checks every structural invariant and stops the program when one is broken. For tests.
+    /// Every structural invariant that does not hold (empty when the set is sound). For tests.
     ///
     /// - Complexity: O(n).
     @_spi(Testing)
-    public func checkInvariants() {
-        precondition(blocks.count == maxes.count, "maxes out of step with blocks")
-        precondition(tree.count == blocks.count + 1, "tree out of step with blocks")
+    public func invariantViolations() -> [String] {
+        var problems: [String] = []
+        if blocks.count != maxes.count { problems.append("maxes out of step with blocks") }
+        if tree.count != blocks.count + 1 { problems.append("tree out of step with blocks") }
+        if !problems.isEmpty { return problems }
         var total = 0
         var previous: Element? = nil
         for (b, block) in blocks.enumerated() {
-            precondition(!block.isEmpty, "empty block \(b)")
-            precondition(block.count <= 2 * blockSize, "oversized block \(b): \(block.count)")
-            precondition(!(block.last! < maxes[b]) && !(maxes[b] < block.last!), "stale max of block \(b)")
+            guard let last = block.last else {
+                problems.append("empty block \(b)")
+                continue
+            }
+            if block.count > 2 * blockSize { problems.append("oversized block \(b): \(block.count)") }
+            if last < maxes[b] || maxes[b] < last { problems.append("stale max of block \(b)") }
             for element in block {
-                if let previous { precondition(previous < element, "not strictly increasing in block \(b)") }
+                if let previous, !(previous < element) {
+                    problems.append("not strictly increasing in block \(b)")
+                }
                 previous = element
             }
-            precondition(prefixCount(blocks: b) == total, "Fenwick prefix wrong at block \(b)")
+            if prefixCount(blocks: b) != total { problems.append("Fenwick prefix wrong at block \(b)") }
             total += block.count
         }
-        precondition(total == _count, "count \(_count) but \(total) elements")
-        precondition(prefixCount(blocks: blocks.count) == total, "Fenwick total wrong")
+        if total != _count { problems.append("count \(_count) but \(total) elements") }
+        if prefixCount(blocks: blocks.count) != total { problems.append("Fenwick total wrong") }
+        return problems
     }
 
     /// The sizes of the blocks, for tests that check splits and merges happen.

@@ -9,7 +9,7 @@ private func expectMatches<E: Comparable>(
     _ set: RankedSet<E>, _ reference: [E], probes: [E] = [],
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
-    set.checkInvariants()
+    #expect(set.invariantViolations() == [], sourceLocation: sourceLocation)
     #expect(set.count == reference.count, sourceLocation: sourceLocation)
     #expect(set.isEmpty == reference.isEmpty, sourceLocation: sourceLocation)
     #expect(Array(set) == reference, sourceLocation: sourceLocation)
@@ -143,7 +143,7 @@ private func referenceRemove<E: Comparable>(_ reference: inout [E], _ element: E
                 }
                 #expect(set.count == reference.count)
             }
-            set.checkInvariants()
+            #expect(set.invariantViolations() == [])
             #expect(Array(set) == reference)
             for value in -1...3 {
                 #expect(set.rank(of: value) == (reference.firstIndex { $0 >= value } ?? reference.count))
@@ -202,7 +202,7 @@ private func referenceRemove<E: Comparable>(_ reference: inout [E], _ element: E
                 let limit = 2 * blockSize + 1 + 16
                 #expect(set.blockCapacities.allSatisfy { $0 <= limit }, "capacities \(set.blockCapacities.max() ?? 0) > \(limit)")
             }
-            if step % 500 == 0 { set.checkInvariants() }
+            if step % 500 == 0 { #expect(set.invariantViolations() == []) }
         }
         expectMatches(set, reference)
         if blockSize < 100 {
@@ -213,12 +213,12 @@ private func referenceRemove<E: Comparable>(_ reference: inout [E], _ element: E
     @Test func splitsAndMergesHappen() {
         var set = RankedSet<Int>(blockSize: 4)
         for value in 0..<100 { set.insert(value) }
-        set.checkInvariants()
+        #expect(set.invariantViolations() == [])
         #expect(set.blockSizes.allSatisfy { $0 <= 8 })
         #expect(set.blockSizes.count >= 100 / 8)
         // Remove most; blocks must merge (no block under 2 unless it is the only one).
         for value in 0..<100 where value % 10 != 0 { set.remove(value) }
-        set.checkInvariants()
+        #expect(set.invariantViolations() == [])
         #expect(Array(set) == Array(stride(from: 0, to: 100, by: 10)))
         #expect(set.blockSizes.count <= 4)
         // Insertions at the front only, then removals at the back only (the feed's bump pattern).
@@ -311,8 +311,8 @@ private func referenceRemove<E: Comparable>(_ reference: inout [E], _ element: E
         for value in 0..<50 where value % 2 == 0 { a.remove(value) }
         a.insert(100)
         #expect(Array(b) == Array(0..<50))
-        b.checkInvariants()
-        a.checkInvariants()
+        #expect(b.invariantViolations() == [])
+        #expect(a.invariantViolations() == [])
         #expect(a.count == 26)
     }
 
@@ -339,7 +339,7 @@ private func referenceRemove<E: Comparable>(_ reference: inout [E], _ element: E
         #expect(set.remove(ChatOrderKey(lastMessageDate: 1_000, id: "e\u{301}")) == true)
         #expect(set.contains(ChatOrderKey(lastMessageDate: 1_000, id: "é")))
         #expect(!set.contains(ChatOrderKey(lastMessageDate: 1_000, id: "e\u{301}")))
-        set.checkInvariants()
+        #expect(set.invariantViolations() == [])
     }
 
     @Test func chatOrderKeysRandomizedBumps() {
