@@ -481,8 +481,10 @@ public struct RankedSet<Element: Comparable> {
 // MARK: - Iteration
 
 extension RankedSet: Sequence {
-    /// Iterates the elements from `start` (or `elements(from:)`'s rank) to the end, in order.
-    /// It holds the blocks as they were when it was made (a copy-on-write snapshot).
+    /// Iterates the elements from a rank to the end, in order. It holds the blocks as they were
+    /// when it was made (a copy-on-write snapshot): while one is alive, the set's next mutation
+    /// copies the outer arrays (O(B)) and the block it touches, so iterate and drop it rather
+    /// than keep it across mutations.
     public struct Elements: Sequence, IteratorProtocol {
         @usableFromInline let blocks: [[Element]]
         @usableFromInline var block: Int
