@@ -24,7 +24,9 @@ final class Engine: @unchecked Sendable {
     private var framer: LineFramer
     private var lastSequence: Int64
     private var lastDataVersion: Int64
-    private var pendingWrites: [(id: JSONValue?, method: String, event: ChatEvent)] = []
+    /// Writes waiting for the group commit, in arrival order; a write whose params were invalid
+    /// waits too, so that responses keep the order of the requests.
+    private var pendingWrites: [(id: JSONValue?, method: String, event: Result<ChatEvent, RPCError>)] = []
     private let shutdownRequested = Atomic<Bool>(false)
     private let startedAt = Date()
 
@@ -53,7 +55,8 @@ final class Engine: @unchecked Sendable {
         let pollInterval = Double(options.pollIntervalMilliseconds) / 1000
         var running = true
         while running {
-            let inputs = queue.takeAll(waitingAtMost: pollInterval)
+            let stopping = shutdownRequested.load(ordering: .acquiring)
+            let inputs = queue.takeAll(waitingAtMost: stopping ? 0 : pollInterval)
             for input in inputs {
                 switch input {
                 case .bytes(let bytes):
@@ -70,8 +73,8 @@ final class Engine: @unchecked Sendable {
                 logger.info("stdout closed: shutting down")
                 running = false
             }
-            if shutdownRequested.load(ordering: .acquiring) {
-                logger.info("shutdown requested")
+            if stopping {
+                logger.info("shutdown requested: the input already received is handled")
                 running = false
             }
         }
@@ -90,12 +93,14 @@ final class Engine: @unchecked Sendable {
     private func handle(_ event: LineFramer.Event) {
         switch event {
         case .tooLong(let prefix):
+            commitPendingWrites()
             respond(id: JSONValue.readableID(in: prefix), error: .tooLong(limit: options.maxLineBytes), isNotification: false)
         case .line(let line):
             let request: RPCRequest
             do {
                 request = try RPCRequest.decode(line: line)
             } catch {
+                commitPendingWrites()
                 output.enqueue(error.responseLine)
                 logger.debug("bad request line", metadata: ["error": "\(error)"])
                 return
@@ -109,12 +114,16 @@ final class Engine: @unchecked Sendable {
         do {
             command = try WireCommand(request, now: Self.now())
         } catch {
-            respond(id: request.id, error: error, isNotification: request.isNotification, method: request.method)
+            if WireMethod(rawValue: request.method)?.isWrite == true {
+                queueWrite(id: request.id, method: request.method, .failure(error))
+            } else {
+                commitPendingWrites()
+                respond(id: request.id, error: error, isNotification: request.isNotification, method: request.method)
+            }
             return
         }
         if case .write(let event) = command {
-            pendingWrites.append((request.id, request.method, event))
-            if pendingWrites.count >= options.groupCommitMaxEvents { commitPendingWrites() }
+            queueWrite(id: request.id, method: request.method, .success(event))
             return
         }
         // Reads see every write before them, this process's and others'.
@@ -199,29 +208,44 @@ final class Engine: @unchecked Sendable {
 
     // MARK: Writes and the feed
 
-    /// Commits the pending writes in one transaction, answers each, and sends the batches.
+    private func queueWrite(id: JSONValue?, method: String, _ event: Result<ChatEvent, RPCError>) {
+        pendingWrites.append((id, method, event))
+        if pendingWrites.count >= options.groupCommitMaxEvents { commitPendingWrites() }
+    }
+
+    /// Commits the pending writes in one transaction, answers each in order, and sends the batches.
     private func commitPendingWrites() {
         guard !pendingWrites.isEmpty else { return }
         let writes = pendingWrites
         pendingWrites.removeAll(keepingCapacity: true)
-        let outcomes: [Result<EventResult, ChatError>]
+        let events = writes.compactMap { try? $0.event.get() }
+        var outcomes: [Result<EventResult, ChatError>]
         do {
-            outcomes = try store.apply(writes.map(\.event))
+            outcomes = events.isEmpty ? [] : try store.apply(events)
         } catch {
             logger.error("group commit failed: nothing of it was written", metadata: [
                 "writes": "\(writes.count)", "error": "\(error)",
             ])
             let failure = RPCError(mapping: error)
-            for write in writes { respond(id: write.id, error: failure, isNotification: write.id == nil, method: write.method) }
+            for write in writes {
+                let error = if case .failure(let invalid) = write.event { invalid } else { failure }
+                respond(id: write.id, error: error, isNotification: write.id == nil, method: write.method)
+            }
             flushOutputBuffer()
             return
         }
-        for (write, outcome) in zip(writes, outcomes) {
-            switch outcome {
-            case .success(let result):
-                if let id = write.id { RPCMessage.appendResultResponse(id: id, result: Self.json(result), to: &outputBuffer) }
+        outcomes.reverse()
+        for write in writes {
+            switch write.event {
             case .failure(let error):
-                respond(id: write.id, error: RPCError(error), isNotification: write.id == nil, method: write.method)
+                respond(id: write.id, error: error, isNotification: write.id == nil, method: write.method)
+            case .success:
+                switch outcomes.popLast()! {
+                case .success(let result):
+                    if let id = write.id { RPCMessage.appendResultResponse(id: id, result: Self.json(result), to: &outputBuffer) }
+                case .failure(let error):
+                    respond(id: write.id, error: RPCError(error), isNotification: write.id == nil, method: write.method)
+                }
             }
         }
         flushOutputBuffer()
