@@ -52,7 +52,12 @@ final class Engine: @unchecked Sendable {
     /// pending and flushes.
     func run() {
         InputReader.start(fileDescriptor: inputDescriptor, into: queue)
-        let pollInterval = Double(options.pollIntervalMilliseconds) / 1000
+        // With change notifications the poll is only a safety net, so an idle daemon sleeps.
+        let watching = DatabaseWatcher.start(databasePath: options.databasePath, into: queue)
+        let pollInterval = Double(watching ? max(options.pollIntervalMilliseconds, 1000) : options.pollIntervalMilliseconds) / 1000
+        logger.debug("looking for other writers", metadata: [
+            "inotify": "\(watching)", "pollIntervalSeconds": "\(pollInterval)",
+        ])
         var running = true
         while running {
             let stopping = shutdownRequested.load(ordering: .acquiring)
@@ -65,6 +70,8 @@ final class Engine: @unchecked Sendable {
                     framer.finish { handle($0) }
                     running = false
                     logger.info("end of input: shutting down")
+                case .databaseChanged:
+                    break  // lookForOtherWriters() below checks every round
                 }
             }
             commitPendingWrites()

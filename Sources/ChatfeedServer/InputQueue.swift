@@ -1,9 +1,11 @@
 import Foundation
 
-/// What the stdin thread hands to the engine.
+/// What the stdin and watcher threads hand to the engine.
 enum Input {
     case bytes([UInt8])
     case endOfInput
+    /// Another process may have committed (the database's files were written).
+    case databaseChanged
 }
 
 /// A bounded queue from the stdin thread to the engine thread. The reader blocks while more than
@@ -13,6 +15,7 @@ final class InputQueue: @unchecked Sendable {
     private let condition = NSCondition()
     private var items: [Input] = []
     private var queuedBytes = 0
+    private var databaseChangePending = false
     private var stopped = false
     private let capacityBytes: Int
 
@@ -27,7 +30,11 @@ final class InputQueue: @unchecked Sendable {
         defer { condition.unlock() }
         while queuedBytes > capacityBytes && !stopped { condition.wait() }
         if stopped { return false }
-        if case .bytes(let bytes) = input { queuedBytes += bytes.count }
+        switch input {
+        case .bytes(let bytes): queuedBytes += bytes.count
+        case .databaseChanged: if databaseChangePending { return true } else { databaseChangePending = true }
+        case .endOfInput: break
+        }
         items.append(input)
         condition.broadcast()
         return true
@@ -43,6 +50,7 @@ final class InputQueue: @unchecked Sendable {
         let taken = items
         items.removeAll(keepingCapacity: true)
         queuedBytes = 0
+        databaseChangePending = false
         condition.broadcast()
         return taken
     }
