@@ -21,7 +21,8 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
     public var durability = Durability.normal
     /// SQLite's page cache, in KiB.
     public var cacheSizeKiB = 65536
-    /// How often the daemon looks for other processes' writes.
+    /// How often the daemon looks for other processes' writes where inotify is unavailable (with
+    /// inotify it wakes on their commits and polls only once a second as a safety net).
     public var pollIntervalMilliseconds = 20
     /// The longest request line accepted (−32003 beyond it).
     public var maxLineBytes = 1_048_576

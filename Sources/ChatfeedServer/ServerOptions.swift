@@ -9,7 +9,8 @@ public struct ServerOptions: Sendable {
     public var databasePath: String
     public var store: StoreOptions
     public var feed: FeedOptions
-    /// How often to look for commits by other processes (PRAGMA data_version), in milliseconds.
+    /// How often to look for commits by other processes (PRAGMA data_version) where inotify is
+    /// unavailable, in milliseconds.
     public var pollIntervalMilliseconds: Int
     /// The longest request line accepted, in bytes.
     public var maxLineBytes: Int
