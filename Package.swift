@@ -62,7 +62,7 @@ let package = Package(
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "ChatModel"]),
         .testTarget(name: "ChatfeedConfigTests", dependencies: ["ChatfeedConfig"]),
         .testTarget(name: "ChatfeedServerTests", dependencies: [
-            "ChatfeedServer", "ChatfeedConfig", "ChatStore", "ListDiff", "WireProtocol", "TestSupport",
+            "ChatfeedServer", "ChatfeedConfig", "ChatStore", "ChatModel", "ListDiff", "WireProtocol", "TestSupport",
         ]),
     ]
 )
