@@ -68,6 +68,13 @@ import WireProtocol
             try Self.expectError(bytes: prefix + bad + suffix, code: -32700, daemon)
         }
         try Self.expectError(bytes: [0xFE, 0xFF, 0x7B, 0x7D], code: -32700, daemon)
+        // Nesting far deeper than the parser allows is an error, not a stack overflow.
+        try Self.expectError(String(repeating: "[", count: 200_000), code: -32700, daemon)
+        try Self.expectError(
+            #"{"jsonrpc":"2.0","id":6,"method":"chats.list","params":{"x":"# + String(repeating: "[", count: 5_000) + String(repeating: "]", count: 5_000) + "}}",
+            code: -32700, daemon)
+        // A number too large for a double.
+        try Self.expectError(#"{"jsonrpc":"2.0","id":7,"method":"chats.list","params":{"limit":1e999}}"#, code: -32700, daemon)
         try Self.expectIntact(daemon)
         #expect(try daemon.call("chats.locate", ["ids": ["u"]])["indices"]?["u"] == .null)
         #expect(try daemon.shutDown() == .exited(0))
@@ -140,6 +147,9 @@ import WireProtocol
             ("feed.unsubscribe", [:], "subscription"),
             ("server.stats", ["verbose": true], "verbose"),
             ("chats.list", [1, 2], "params"),
+            ("chat.create", ["chat": "x", "title": "X", "createdAt": .number(JSONNumber(9.3e18)!)], "createdAt"),
+            ("chats.list", ["limit": 10_001], "limit"),
+            ("message.post", ["chat": "keep", "id": "n1", "sender": "ann", "text": "hi", "sentAt": 3_000, "chat ": "x"], "chat "),
         ]
         for (method, params, field) in cases {
             let reply = try daemon.request(method, params)
@@ -166,6 +176,7 @@ import WireProtocol
             ("message.delete", ["id": "nope"]),
             ("feed.ack", ["subscription": "nope", "seq": 0]),
             ("feed.unsubscribe", ["subscription": "nope"]),
+            ("messages.list", ["chat": "nope"]),
         ]
         for (method, params) in notFound {
             let reply = try daemon.request(method, params)
@@ -194,6 +205,11 @@ import WireProtocol
         ]
         let codes = try ids.map { try daemon.reply(to: $0).failure?.code }
         #expect(codes == [nil, -32002, nil, -32001, nil])
+        // An unsubscribed subscription is gone.
+        let gone = try FeedMirror(daemon: daemon, maxInFlight: 1)
+        try gone.unsubscribe(daemon)
+        #expect(try daemon.request("feed.ack", ["subscription": .string(gone.subscription), "seq": 0]).failure?.code == -32001)
+        #expect(try daemon.request("feed.unsubscribe", ["subscription": .string(gone.subscription)]).failure?.code == -32001)
         let list = try daemon.call("chats.list")
         #expect(list["items"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ["b3", "b2", "b1", "keep"])
         let keep = try Chat(jsonValue: try #require(list["items"]?.arrayValue?.last))

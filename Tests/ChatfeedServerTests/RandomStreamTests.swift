@@ -17,12 +17,38 @@ import WireProtocol
         var expect: ClientModel.Expectation
     }
 
-    @Test(arguments: [0, 1, 3], [UInt64(0xC0FFEE), 0xBADC0DE, 7, 2026])
-    func mirrorsFollowTheChatList(maxInFlight: Int, seed: UInt64) throws {
-        var random = SeededGenerator(seed: seed &+ UInt64(maxInFlight) &* 7919)
-        let daemon = try Daemon()
+    /// One run: the subscriptions' `maxInFlight`, the seed, and the reset threshold (nil: the
+    /// default 1.0; a large one makes even a one-row window get batches instead of resets).
+    struct StreamCase: Sendable, CustomTestStringConvertible {
+        var maxInFlight: Int
+        var seed: UInt64
+        var resetThreshold: Double?
+
+        var testDescription: String {
+            "maxInFlight \(maxInFlight), seed \(seed)" + (resetThreshold.map { ", resetThreshold \($0)" } ?? "")
+        }
+
+        static let all: [StreamCase] = [0, 1, 3].flatMap { maxInFlight in
+            [UInt64(0xC0FFEE), 0xBADC0DE, 7, 2026].flatMap { seed in
+                [nil, 1_000].map { StreamCase(maxInFlight: maxInFlight, seed: seed, resetThreshold: $0) }
+            }
+        }
+    }
+
+    @Test(arguments: StreamCase.all)
+    func mirrorsFollowTheChatList(_ run: StreamCase) throws {
+        let (maxInFlight, seed) = (run.maxInFlight, run.seed)
+        var random = SeededGenerator(seed: seed &+ UInt64(maxInFlight) &* 7919 &+ (run.resetThreshold == nil ? 0 : 1))
+        var arguments: [String] = []
+        let directory = try TemporaryDirectory()
+        if let threshold = run.resetThreshold {
+            let config = directory.path("config.json")
+            try Data(#"{"resetThreshold": \#(threshold)}"#.utf8).write(to: URL(fileURLWithPath: config))
+            arguments = ["--config", config]
+        }
+        let daemon = try Daemon(directory: directory, extraArguments: arguments)
         var model = ClientModel()
-        let context = "seed \(seed), maxInFlight \(maxInFlight)"
+        let context = run.testDescription
 
         // A few chats before anyone subscribes, so that the snapshots are not empty.
         for _ in 0..<6 {

@@ -43,7 +43,8 @@ import Glibc
         let daemon = try Daemon()
         try daemon.call("chat.create", ["chat": "first", "title": "First", "createdAt": 1])
         let mirror = try FeedMirror(daemon: daemon, maxInFlight: 0)
-        let sent = Self.sendBurst(daemon, prefix: "eof", count: 300)
+        // 2,400 writes in one go: more than one group commit (at most 1,000 writes each).
+        let sent = Self.sendBurst(daemon, prefix: "eof", count: 1_200)
         // The last line has no newline: end of input ends it.
         daemon.send(raw: Array(#"{"jsonrpc":"2.0","id":"last","method":"chat.create","params":{"chat":"zlast","title":"L","createdAt":2}}"#.utf8))
         daemon.closeStdin()
@@ -57,13 +58,13 @@ import Glibc
         #expect(try daemon.reply(to: "last", timeout: 1).result?["id"] == "zlast")
         // The subscriber saw all of it.
         try mirror.catchUp(daemon)
-        #expect(mirror.rows.count == 302)
+        #expect(mirror.rows.count == 1_202)
 
         // The CLI finds everything in the file.
         let outcome = try runCommand(Paths.cli, ["stats", "--json", "--database", daemon.databasePath], in: daemon.directory)
         #expect(outcome.status == .exited(0), "\(outcome.stderr)")
         let stats = try JSONValue(parsing: outcome.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
-        #expect(stats["chats"] == 302 && stats["messages"] == 300, "\(stats)")
+        #expect(stats["chats"] == 1_202 && stats["messages"] == 1_200, "\(stats)")
         let (ids, _) = try Self.chatsInStore(daemon.directory)
         #expect(ids == mirror.rows.map(\.id))
         #expect(daemon.malformed.isEmpty)
@@ -97,6 +98,38 @@ import Glibc
         #expect(abs((stats["messages"]?.int64Value ?? -1) - Int64(stored.count)) <= 1, "\(stats)")
         try mirror.catchUp(daemon)
         #expect(mirror.rows.map(\.id) == ids, "the subscriber saw every committed write before the exit")
+        #expect(daemon.malformed.isEmpty)
+    }
+
+    /// A client that stops reading stdout fills the pipe and blocks the daemon's writes; a
+    /// SIGTERM then still ends it gracefully — everything it took answered, exit 0 — once the
+    /// client reads again. (The pauses only make the scenario likely; nothing is timed.)
+    @Test func aSignalWhileStdoutIsBlockedEndsGracefullyOnceTheClientReads() throws {
+        let daemon = try Daemon()
+        let title = String(repeating: "x", count: 2_000)
+        try daemon.call("chat.create", ["chat": "a", "title": .string(title), "createdAt": 1])
+        daemon.setReadingPaused(true)
+        var reads: [JSONValue] = []
+        for _ in 0..<200 { reads.append(daemon.post("chats.list")) }  // ~400 KB of responses
+        let writes = (0..<50).map { index in
+            (chat: "w\(index)", id: daemon.post("chat.create", ["chat": .string("w\(index)"), "title": "W", "createdAt": .integer(10 + index)]))
+        }
+        usleep(300_000)
+        daemon.signal(SIGTERM)
+        usleep(300_000)
+        daemon.setReadingPaused(false)
+        #expect(try daemon.waitForExit() == .exited(0))
+        try daemon.waitForEndOfOutput()
+        for id in reads {
+            if let reply = try? daemon.reply(to: id, timeout: 0.01) {
+                #expect(reply.result?["items"]?.arrayValue?.first?["title"] == .string(title))
+            }
+        }
+        let answered = Set(writes.compactMap { write in
+            (try? daemon.reply(to: write.id, timeout: 0.01))?.result != nil ? write.chat : nil
+        })
+        let (ids, _) = try Self.chatsInStore(daemon.directory)
+        #expect(Set(ids).subtracting(["a"]) == answered, "what is stored was answered, and the reverse")
         #expect(daemon.malformed.isEmpty)
     }
 

@@ -80,6 +80,7 @@ final class ChildProcess: @unchecked Sendable {
     private var stdoutFD: Int32
     private var status: ExitStatus?
     private var readerStop = false
+    private var readerPaused = false
     private var readerDone = false
     private let readerFinished = NSCondition()
 
@@ -182,8 +183,13 @@ final class ChildProcess: @unchecked Sendable {
         while true {
             readerFinished.lock()
             let stop = readerStop
+            let paused = readerPaused
             readerFinished.unlock()
             if stop { return }
+            if paused {
+                usleep(5_000)
+                continue
+            }
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&poller, 1, 50)
             if ready < 0 && errno == EINTR { continue }
@@ -207,6 +213,14 @@ final class ChildProcess: @unchecked Sendable {
         readerStop = true
         let deadline = Date(timeIntervalSinceNow: 10)
         while !readerDone && readerFinished.wait(until: deadline) {}
+        readerFinished.unlock()
+    }
+
+    /// Stops or resumes reading stdout (a client that stops reading: the pipe fills up and the
+    /// child's writes block).
+    func setReadingPaused(_ paused: Bool) {
+        readerFinished.lock()
+        readerPaused = paused
         readerFinished.unlock()
     }
 

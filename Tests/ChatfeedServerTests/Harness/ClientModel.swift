@@ -43,6 +43,8 @@ struct ClientModel {
     private(set) var messages: [String: MessageState] = [:]
     private(set) var clock: Int64 = 1_700_000_000_000
     private var nextChat = 0
+    /// Ids of removed chats, which a later `chat.create` may use again.
+    private var removedChats: [String] = []
     private var nextMessage = 0
 
     // MARK: The expected list
@@ -120,6 +122,7 @@ struct ClientModel {
         case ..<93:
             for id in chats[chatID]!.messages { messages[id] = nil }
             chats[chatID] = nil
+            removedChats.append(chatID)
             return ("chat.remove", ["chat": .string(chatID)], .empty)
         case ..<96:
             // A write that fails inside a group commit: a message to a chat that does not exist.
@@ -140,9 +143,15 @@ struct ClientModel {
     }
 
     mutating func createChat(using generator: inout some RandomNumberGenerator) -> (method: String, params: JSONValue, expect: Expectation) {
-        nextChat += 1
-        // Ids whose bytewise order differs from their numeric order, and mixed case.
-        let id = ["c", "C", "chat-", "_"].randomElement(using: &generator)! + String(nextChat)
+        let id: String
+        if !removedChats.isEmpty, Int.random(in: 0..<3, using: &generator) == 0 {
+            // A removed chat's id again: a new chat, which must not be confused with the old one.
+            id = removedChats.remove(at: Int.random(in: 0..<removedChats.count, using: &generator))
+        } else {
+            nextChat += 1
+            // Ids whose bytewise order differs from their numeric order, and mixed case.
+            id = ["c", "C", "chat-", "_"].randomElement(using: &generator)! + String(nextChat)
+        }
         let createdAt = Bool.random(using: &generator) ? clock : clock - Int64.random(in: 0...600, using: &generator)
         let title = "Chat \(id) \(Self.text(using: &generator))"
         chats[id] = ChatState(title: title, createdAt: createdAt)

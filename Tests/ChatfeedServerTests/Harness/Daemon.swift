@@ -264,6 +264,9 @@ final class Daemon: @unchecked Sendable {
 
     func signal(_ signal: Int32) { child.killIfRunning(signal) }
 
+    /// Stops or resumes reading the daemon's stdout.
+    func setReadingPaused(_ paused: Bool) { child.setReadingPaused(paused) }
+
     var isRunning: Bool { child.isRunning }
 
     /// Waits for the daemon to exit (killing it after `timeout`).
