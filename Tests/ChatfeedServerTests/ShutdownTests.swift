@@ -1,5 +1,6 @@
 import ChatModel
 import Foundation
+import TestSupport
 import Testing
 import WireProtocol
 
@@ -209,6 +210,82 @@ import Glibc
         _ = try FeedMirror.settle([full, window], daemon: daemon)
         let items = try (daemon.call("chats.list")["items"]?.arrayValue ?? []).map { try Chat(jsonValue: $0) }
         #expect(full.rows == items && window.rows == Array(items.prefix(1)))
+        #expect(try daemon.shutDown() == .exited(0))
+    }
+}
+
+extension OtherWriterTests {
+    /// The CLI writes its own chats while stdin carries a random stream: both reach the
+    /// subscribers in one order, and at the end the mirrors equal `chats.list`.
+    @Test func otherWritersInterleaveWithStdinWrites() throws {
+        var random = SeededGenerator(seed: 99)
+        let daemon = try Daemon()
+        var model = ClientModel()
+        for _ in 0..<6 { _ = try daemon.call("chat.create", model.createChat(using: &random).params) }
+        let full = try FeedMirror(daemon: daemon, maxInFlight: 1)
+        let window = try FeedMirror(daemon: daemon, limit: 5, maxInFlight: 0)
+
+        let base = model.clock
+        let database = daemon.databasePath
+        let directory = daemon.directory
+        let cliDone = LockedBox(false)
+        let cliFailures = LockedBox<[String]>([])
+        let cliCount = 6
+        let writer = Thread {
+            for index in 0..<cliCount {
+                let chat = "zcli\(index)"
+                for arguments in [
+                    ["chat", "create", chat, "--title", "CLI \(index)", "--at", "\(base + Int64(index) * 40)"],
+                    ["send", chat, "--from", "cli", "from the CLI \(index)", "--id", "cli-m\(index)", "--at", "\(base + Int64(index) * 40 + 20)"],
+                ] {
+                    do {
+                        let outcome = try runCommand(Paths.cli, arguments + ["--database", database], in: directory)
+                        if outcome.status != .exited(0) { cliFailures.withLock { $0.append("\(arguments): \(outcome.stderr)") } }
+                    } catch {
+                        cliFailures.withLock { $0.append("\(arguments): \(error)") }
+                    }
+                }
+            }
+            cliDone.withLock { $0 = true }
+        }
+        writer.start()
+
+        var written = 0
+        let deadline = Date(timeIntervalSinceNow: 60)
+        while written < 300 || !cliDone.withLock({ $0 }) {
+            guard Date() < deadline else { throw HarnessError("the CLI writer did not finish in time") }
+            var ids: [(JSONValue, ClientModel.Expectation, String, JSONValue)] = []
+            var bytes: [UInt8] = []
+            for _ in 0..<Int.random(in: 1...10, using: &random) {
+                let write = model.randomWrite(using: &random)
+                let id = daemon.makeID()
+                bytes += Daemon.line(id: id, method: write.method, params: write.params)
+                ids.append((id, write.expect, write.method, write.params))
+            }
+            daemon.send(raw: bytes)
+            written += ids.count
+            for (id, expect, method, params) in ids {
+                try ClientModel.check(try daemon.reply(to: id), against: expect, method: method, params: params)
+            }
+            for mirror in [full, window] {
+                try mirror.catchUp(daemon)
+                if mirror.maxInFlight > 0, mirror.lastSeq > mirror.lastAcked, Bool.random(using: &random) {
+                    mirror.ack(daemon, upTo: mirror.lastSeq, asRequest: false)
+                }
+            }
+            if written >= 300 { usleep(10_000) }  // only waiting for the CLI now
+        }
+        #expect(cliFailures.withLock { $0 }.isEmpty, "\(cliFailures.withLock { $0 })")
+
+        _ = try FeedMirror.settle([full, window], daemon: daemon)
+        let items = try (daemon.call("chats.list", ["limit": 10_000])["items"]?.arrayValue ?? []).map { try Chat(jsonValue: $0) }
+        #expect(full.rows == items)
+        #expect(window.rows == Array(items.prefix(5)))
+        let fromCLI = items.filter { $0.id.hasPrefix("zcli") }
+        #expect(fromCLI.count == cliCount && fromCLI.allSatisfy { $0.lastMessage?.sender == "cli" && $0.unread == 1 })
+        var ours = items.filter { !$0.id.hasPrefix("zcli") }
+        for index in ours.indices { ours[index].revision = 0 }
+        #expect(ours == model.expectedList)
         #expect(try daemon.shutDown() == .exited(0))
     }
 }
