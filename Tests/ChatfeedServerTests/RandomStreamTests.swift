@@ -51,15 +51,17 @@ import WireProtocol
         let context = run.testDescription
 
         // A few chats before anyone subscribes, so that the snapshots are not empty.
+        let moments = MomentLog()
         for _ in 0..<6 {
             let write = model.createChat(using: &random)
             try ClientModel.check(try daemon.request(write.method, write.params), against: write.expect, method: write.method, params: write.params)
         }
+        moments.record(model.expectedList)
         let windowLimit = Int.random(in: 4...12, using: &random)
         var mirrors = [
-            try FeedMirror(daemon: daemon, maxInFlight: maxInFlight),
-            try FeedMirror(daemon: daemon, limit: windowLimit, maxInFlight: maxInFlight),
-            try FeedMirror(daemon: daemon, limit: 1, maxInFlight: maxInFlight),
+            try FeedMirror(daemon: daemon, maxInFlight: maxInFlight, moments: moments),
+            try FeedMirror(daemon: daemon, limit: windowLimit, maxInFlight: maxInFlight, moments: moments),
+            try FeedMirror(daemon: daemon, limit: 1, maxInFlight: maxInFlight, moments: moments),
         ]
 
         var outstanding: [Outstanding] = []
@@ -127,6 +129,7 @@ import WireProtocol
             var bytes: [UInt8] = []
             for _ in 0..<burst {
                 let write = model.randomWrite(using: &random)
+                moments.record(model.expectedList)
                 let id = daemon.makeID()
                 bytes += Daemon.line(id: id, method: write.method, params: write.params)
                 outstanding.append(Outstanding(id: id, method: write.method, params: write.params, expect: write.expect))
@@ -146,7 +149,7 @@ import WireProtocol
 
             if lateJoiner == nil && written > totalWrites / 3 {
                 // Subscribing while writes are still unanswered: the snapshot includes them.
-                let joiner = try FeedMirror(daemon: daemon, maxInFlight: Int.random(in: 0...2, using: &random))
+                let joiner = try FeedMirror(daemon: daemon, maxInFlight: Int.random(in: 0...2, using: &random), moments: moments)
                 lateJoiner = joiner
                 mirrors.append(joiner)
             }
@@ -164,7 +167,7 @@ import WireProtocol
         let summary = mirrors.map { "\($0.limit.map { "limit \($0)" } ?? "full"): \($0.batches) batches (\($0.structuralBatches) structural, \($0.updateBatches) updates, \($0.moves) moves), \($0.resets) resets" }
         #expect(full.batches > 20 && full.structuralBatches > 0 && full.updateBatches > 0 && full.moves > 0,
                 "\(context): the stream exercised too little: \(summary)")
-        if ProcessInfo.processInfo.environment["E2E_VERBOSE"] != nil { print("\(context): \(summary); shutdown stats follow") }
+        if ProcessInfo.processInfo.environment["E2E_VERBOSE"] != nil { print("\(context): \(summary); moments \(mirrors.map(\.moment)) of \(moments.count)") }
         #expect(daemon.malformed.isEmpty, "\(context): non-protocol lines on stdout: \(daemon.malformed.prefix(3))")
         #expect(try daemon.shutDown() == .exited(0), "\(context)")
     }

@@ -11,7 +11,10 @@ import WireProtocol
 /// - ids are unique; after a pure-update batch or a reset the mirror is in chat-list order
 ///   (a moment of the list);
 /// - a row moved by a structural batch is updated, with another `lastMessageDate`, by the
-///   deferred batch that immediately follows (only chats whose order key changed may move).
+///   deferred batch that immediately follows (only chats whose order key changed may move);
+/// - with a `MomentLog`: the snapshot, the list before each structural batch, and the list after
+///   each pure-update batch and reset are the chat list at one moment of the commit order, and
+///   those moments never go back.
 final class FeedMirror {
     let subscription: String
     let limit: Int?
@@ -31,10 +34,15 @@ final class FeedMirror {
     private(set) var moves = 0
     /// Set once `feed.unsubscribe` answered: no notification may follow.
     private(set) var unsubscribed = false
+    /// The lists after each write, when the test knows them.
+    private let moments: MomentLog?
+    /// The earliest moment the mirror may show next.
+    private(set) var moment = 0
 
     /// Subscribes and takes the snapshot. The notification cursor is taken before the request,
     /// so that notifications that follow the response at once are not missed.
-    init(daemon: Daemon, limit: Int? = nil, maxInFlight: Int) throws {
+    init(daemon: Daemon, limit: Int? = nil, maxInFlight: Int, moments: MomentLog? = nil) throws {
+        self.moments = moments
         cursor = daemon.notificationCount
         var params: JSONObject = ["maxInFlight": .integer(maxInFlight)]
         if let limit { params.append("limit", .integer(limit)) }
@@ -51,6 +59,16 @@ final class FeedMirror {
             throw HarnessError("snapshot of \(subscription) has \(rows.count) rows for total \(total), limit \(limit.map(String.init) ?? "none")")
         }
         try checkOrder("the snapshot")
+        try checkMoment("the snapshot")
+    }
+
+    /// The mirror is the list (or its window) after some write at or after `moment`.
+    func checkMoment(_ context: String) throws {
+        guard let moments else { return }
+        guard let found = moments.firstMatch(rows, limit: limit, from: moment) else {
+            throw fail("\(context) is not the chat list at any moment from write \(moment) on (of \(moments.count)): \(rows.map(\.id))")
+        }
+        moment = found
     }
 
     private func fail(_ message: String) -> HarnessError {
@@ -85,6 +103,7 @@ final class FeedMirror {
         switch method {
         case "feed.batch":
             let batch = try Self.batch(from: params)
+            if batch.isStructural { try checkMoment("the list before structural batch \(seq)") }
             let before = rows
             do {
                 rows = try UIKitBatchModel.apply(batch, to: rows)
@@ -115,6 +134,7 @@ final class FeedMirror {
                 updateBatches += 1
                 guard !batch.updates.isEmpty else { throw fail("batch \(seq) is empty") }
                 try checkOrder("pure-update batch \(seq)")
+                try checkMoment("the list after pure-update batch \(seq)")
             }
         case "feed.reset":
             guard let items = params["items"]?.arrayValue else { throw fail("reset without items: \(params)") }
@@ -122,6 +142,7 @@ final class FeedMirror {
             resets += 1
             movedAwaitingUpdate = [:]
             try checkOrder("reset \(seq)")
+            try checkMoment("reset \(seq)")
         default:
             throw fail("unexpected notification \(method)")
         }
@@ -225,5 +246,31 @@ final class FeedMirror {
             }
             usleep(1_000)
         }
+    }
+}
+
+/// The chat list after each write of a test (revisions ignored), in commit order.
+final class MomentLog {
+    private(set) var lists: [[Chat]] = []
+
+    var count: Int { lists.count }
+
+    func record(_ list: [Chat]) { lists.append(list) }
+
+    /// The first moment at or after `start` whose list (or its first `limit` rows) is `rows`.
+    func firstMatch(_ rows: [Chat], limit: Int?, from start: Int) -> Int? {
+        guard start < lists.count else { return nil }
+        for index in start..<lists.count {
+            let list = lists[index]
+            let expected = limit.map { list.prefix($0) } ?? list[...]
+            guard expected.count == rows.count else { continue }
+            if zip(expected, rows).allSatisfy({ Self.sameIgnoringRevision($0, $1) }) { return index }
+        }
+        return nil
+    }
+
+    static func sameIgnoringRevision(_ a: Chat, _ b: Chat) -> Bool {
+        a.id == b.id && a.title == b.title && a.createdAt == b.createdAt && a.lastMessage == b.lastMessage
+            && a.lastMessageDate == b.lastMessageDate && a.unread == b.unread
     }
 }
