@@ -289,7 +289,10 @@ import WireProtocol
     }
 
     @Test func notificationsAndBlankLinesGetNoResponse() throws {
-        let daemon = try Self.daemonWithData()
+        // At the most verbose log level: logs go to stderr, never to stdout.
+        let daemon = try Daemon(extraArguments: ["--log-level", "trace"])
+        try daemon.call("chat.create", ["chat": "keep", "title": "Keep", "createdAt": 1_000])
+        try daemon.call("message.post", ["chat": "keep", "id": "k1", "sender": "ann", "text": "first", "sentAt": 2_000])
         let mirror = try FeedMirror(daemon: daemon, maxInFlight: 0)
         let before = daemon.responseCount
         let lines = [
@@ -314,6 +317,7 @@ import WireProtocol
         #expect(mirror.rows.map(\.id) == ["keep", "quiet"])
         try Self.expectIntact(daemon, chats: 2)
         #expect(try daemon.shutDown() == .exited(0))
+        #expect(daemon.stderr.contains("notification failed"), "a failed notification is logged")
     }
 
     /// −32603: a group commit that cannot take the write lock (another process holds it beyond the
@@ -377,6 +381,11 @@ import WireProtocol
         try daemon.call("message.edit", ["id": "m", "text": "t2", "editedAt": .integer(min)])
         try daemon.call("message.post", ["chat": "early", "id": "m2", "sender": "s", "text": "t", "sentAt": .integer(max)])
         try daemon.call("chat.create", ["chat": "mid", "title": "M", "createdAt": 0])
+        // Chat ids are limited in bytes, not characters.
+        #expect(try daemon.request("chat.create", ["chat": .string(String(repeating: "é", count: 64)), "title": "T", "createdAt": 0]).failure == nil)
+        #expect(try daemon.request("chat.create", ["chat": .string(String(repeating: "é", count: 65)), "title": "T", "createdAt": 0]).failure?.code == -32602)
+        #expect(try daemon.request("chat.create", ["chat": .string(String(repeating: "🎉", count: 33)), "title": "T", "createdAt": 0]).failure?.code == -32602)
+        try daemon.call("chat.remove", ["chat": .string(String(repeating: "é", count: 64))])
         #expect(try daemon.call("chats.list", ["offset": .integer(max), "limit": 10_000])["items"] == [])
         #expect(try daemon.call("chats.list", ["offset": .integer(max - 5), "limit": 10_000])["items"] == [])
         #expect(try daemon.call("messages.list", ["chat": "early", "before": .integer(min), "limit": 10_000])["items"] == [])

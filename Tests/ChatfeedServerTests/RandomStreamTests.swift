@@ -189,6 +189,9 @@ import WireProtocol
         _ = try daemon.call("server.stats")
         try mirror.catchUp(daemon)
         #expect(mirror.lastSeq == 1, "with maxInFlight 1 and no ack, exactly one notification is sent")
+        // What waits is bounded by the chats, not by the events.
+        let waiting = try daemon.call("server.stats")["subscriptions"]?.arrayValue?.first?["pendingChats"]?.int64Value ?? -1
+        #expect((0...Int64(model.chats.count + model.removedCount)).contains(waiting), "\(waiting) chats pending after 300 events")
         let stats = try FeedMirror.settle([mirror], daemon: daemon)
         #expect(mirror.lastSeq <= 4, "300 events coalesced into \(mirror.lastSeq) notifications")
         let items = try (daemon.call("chats.list", ["limit": 10_000])["items"]?.arrayValue ?? []).map { try Chat(jsonValue: $0) }

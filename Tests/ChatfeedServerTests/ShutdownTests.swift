@@ -161,6 +161,22 @@ import Glibc
     }
 }
 
+extension ShutdownTests {
+    /// With nothing more on stdin, a feed batch caused by another process's write is what finds
+    /// the closed stdout: the daemon still ends cleanly.
+    @Test func aClosedStdoutFoundByAFeedBatchEndsTheDaemon() throws {
+        let daemon = try Daemon()
+        try daemon.call("chat.create", ["chat": "a", "title": "A", "createdAt": 1])
+        _ = try FeedMirror(daemon: daemon, maxInFlight: 0)
+        daemon.closeStdout()
+        let outcome = try runCommand(Paths.cli, ["chat", "create", "b", "--title", "B", "--at", "2", "--database", daemon.databasePath], in: daemon.directory)
+        #expect(outcome.status == .exited(0), "\(outcome.stderr)")
+        #expect(try daemon.waitForExit() == .exited(0))
+        let (ids, _) = try Self.chatsInStore(daemon.directory)
+        #expect(ids == ["b", "a"])
+    }
+}
+
 /// Writes by another process (the CLI) on the same database file reach subscribers.
 @Suite struct OtherWriterTests {
     /// Catches the mirrors up (acking) until `condition` holds, within `timeout`.

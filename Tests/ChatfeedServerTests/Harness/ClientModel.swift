@@ -45,6 +45,8 @@ struct ClientModel {
     private var nextChat = 0
     /// Ids of removed chats, which a later `chat.create` may use again.
     private var removedChats: [String] = []
+    /// How many chats were removed.
+    private(set) var removedCount = 0
     private var nextMessage = 0
 
     // MARK: The expected list
@@ -123,6 +125,7 @@ struct ClientModel {
             for id in chats[chatID]!.messages { messages[id] = nil }
             chats[chatID] = nil
             removedChats.append(chatID)
+            removedCount += 1
             return ("chat.remove", ["chat": .string(chatID)], .empty)
         case ..<96:
             // A write that fails inside a group commit: a message to a chat that does not exist.
