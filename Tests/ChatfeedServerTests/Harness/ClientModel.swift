@@ -39,6 +39,8 @@ struct ClientModel {
         }
     }
 
+    /// Prefixes the ids of chats and messages, so that several writers keep to their own.
+    let prefix: String
     private(set) var chats: [String: ChatState] = [:]
     private(set) var messages: [String: MessageState] = [:]
     private(set) var clock: Int64 = 1_700_000_000_000
@@ -48,6 +50,8 @@ struct ClientModel {
     /// How many chats were removed.
     private(set) var removedCount = 0
     private var nextMessage = 0
+
+    init(prefix: String = "") { self.prefix = prefix }
 
     // MARK: The expected list
 
@@ -131,7 +135,7 @@ struct ClientModel {
             // A write that fails inside a group commit: a message to a chat that does not exist.
             nextMessage += 1
             return ("message.post", [
-                "chat": "no-such-chat", "id": .string("x\(nextMessage)"), "sender": "ann", "text": "lost",
+                "chat": "no-such-chat", "id": .string("\(prefix)x\(nextMessage)"), "sender": "ann", "text": "lost",
                 "sentAt": .integer(clock),
             ], .error(-32001))
         default:
@@ -153,7 +157,7 @@ struct ClientModel {
         } else {
             nextChat += 1
             // Ids whose bytewise order differs from their numeric order, and mixed case.
-            id = ["c", "C", "chat-", "_"].randomElement(using: &generator)! + String(nextChat)
+            id = prefix + ["c", "C", "chat-", "_"].randomElement(using: &generator)! + String(nextChat)
         }
         let createdAt = Bool.random(using: &generator) ? clock : clock - Int64.random(in: 0...600, using: &generator)
         let title = "Chat \(id) \(Self.text(using: &generator))"
@@ -163,7 +167,7 @@ struct ClientModel {
 
     mutating func post(chat: String, sender: String, sentAt: Int64, using generator: inout some RandomNumberGenerator) -> (method: String, params: JSONValue, expect: Expectation) {
         nextMessage += 1
-        let id = "m\(nextMessage)"
+        let id = "\(prefix)m\(nextMessage)"
         let text = Self.text(using: &generator)
         messages[id] = MessageState(chat: chat, sender: sender, firstText: text, text: text, sentAt: sentAt)
         chats[chat]!.messages.insert(id)
