@@ -133,8 +133,12 @@ final class ChildProcess: @unchecked Sendable {
 
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
+        // The test's environment, without a configuration file named by it: the tests choose theirs.
+        let environment = ProcessInfo.processInfo.environment.filter { $0.key != "CHATFEED_CONFIG" }
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in envp { free(pointer) } }
         var child: pid_t = 0
-        let spawned = posix_spawn(&child, executable, &actions, &attributes, argv, environ)
+        let spawned = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
         close(input[0])
         close(output[1])
         guard spawned == 0 else {
