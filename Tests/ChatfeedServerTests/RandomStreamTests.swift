@@ -28,8 +28,14 @@ import WireProtocol
             "maxInFlight \(maxInFlight), seed \(seed)" + (resetThreshold.map { ", resetThreshold \($0)" } ?? "")
         }
 
+        /// The fixed seeds, plus `CHATFEED_E2E_SEEDS` more (1000, 1001, …) for a longer hunt.
+        static let seeds: [UInt64] = {
+            let extra = ProcessInfo.processInfo.environment["CHATFEED_E2E_SEEDS"].flatMap { UInt64($0) } ?? 0
+            return [0xC0FFEE, 0xBADC0DE, 7, 2026] + (0..<extra).map { 1_000 + $0 }
+        }()
+
         static let all: [StreamCase] = [0, 1, 3].flatMap { maxInFlight in
-            [UInt64(0xC0FFEE), 0xBADC0DE, 7, 2026].flatMap { seed in
+            seeds.flatMap { seed in
                 [nil, 1_000].map { StreamCase(maxInFlight: maxInFlight, seed: seed, resetThreshold: $0) }
             }
         }
