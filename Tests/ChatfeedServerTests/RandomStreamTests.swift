@@ -17,15 +17,16 @@ import WireProtocol
         var expect: ClientModel.Expectation
     }
 
-    /// One run: the subscriptions' `maxInFlight`, the seed, and the reset threshold (nil: the
-    /// default 1.0; a large one makes even a one-row window get batches instead of resets).
+    /// One run: the subscriptions' `maxInFlight`, the seed, and a configuration (nil: the
+    /// default one). A large reset threshold makes even a one-row window get batches instead of
+    /// resets; tiny group commits put commits in the middle of the input a round holds.
     struct StreamCase: Sendable, CustomTestStringConvertible {
         var maxInFlight: Int
         var seed: UInt64
-        var resetThreshold: Double?
+        var config: String?
 
         var testDescription: String {
-            "maxInFlight \(maxInFlight), seed \(seed)" + (resetThreshold.map { ", resetThreshold \($0)" } ?? "")
+            "maxInFlight \(maxInFlight), seed \(seed)" + (config.map { ", config \($0)" } ?? "")
         }
 
         /// The fixed seeds, plus `CHATFEED_E2E_SEEDS` more (1000, 1001, …) for a longer hunt.
@@ -34,9 +35,18 @@ import WireProtocol
             return [0xC0FFEE, 0xBADC0DE, 7, 2026] + (0..<extra).map { 1_000 + $0 }
         }()
 
+        static let configs: [String?] = [
+            nil,
+            #"{"resetThreshold": 1000}"#,
+            #"{"groupCommitMaxEvents": 2, "resetThreshold": 0.5}"#,
+        ]
+
         static let all: [StreamCase] = [0, 1, 3].flatMap { maxInFlight in
             seeds.flatMap { seed in
-                [nil, 1_000].map { StreamCase(maxInFlight: maxInFlight, seed: seed, resetThreshold: $0) }
+                configs.enumerated().compactMap { index, config in
+                    // The third configuration with half the seeds, to keep the suite short.
+                    index == 2 && seed % 2 == 1 ? nil : StreamCase(maxInFlight: maxInFlight, seed: seed, config: config)
+                }
             }
         }
     }
@@ -44,12 +54,13 @@ import WireProtocol
     @Test(arguments: StreamCase.all)
     func mirrorsFollowTheChatList(_ run: StreamCase) throws {
         let (maxInFlight, seed) = (run.maxInFlight, run.seed)
-        var random = SeededGenerator(seed: seed &+ UInt64(maxInFlight) &* 7919 &+ (run.resetThreshold == nil ? 0 : 1))
+        let variant = UInt64(StreamCase.configs.firstIndex { $0 == run.config } ?? 0)
+        var random = SeededGenerator(seed: seed &+ UInt64(maxInFlight) &* 7919 &+ variant)
         var arguments: [String] = []
         let directory = try TemporaryDirectory()
-        if let threshold = run.resetThreshold {
+        if let json = run.config {
             let config = directory.path("config.json")
-            try Data(#"{"resetThreshold": \#(threshold)}"#.utf8).write(to: URL(fileURLWithPath: config))
+            try Data(json.utf8).write(to: URL(fileURLWithPath: config))
             arguments = ["--config", config]
         }
         let daemon = try Daemon(directory: directory, extraArguments: arguments)
