@@ -98,4 +98,19 @@ import WireProtocol
         }
         #expect(try third.shutDown() == .exited(0))
     }
+
+    /// Several processes opening a new database file at the same moment all start: none fails
+    /// with "database is locked" while another one creates the file, switches it to WAL or
+    /// migrates it.
+    @Test func daemonsStartingTogetherOnANewFileAllStart() throws {
+        for round in 0..<12 {
+            let directory = try TemporaryDirectory()
+            let daemons = try (0..<4).map { _ in try Daemon(directory: directory) }
+            for (index, daemon) in daemons.enumerated() {
+                let reply = Result { try daemon.request("server.stats") }
+                #expect((try? reply.get())?.result != nil, "round \(round), daemon \(index): \(reply); stderr: \(daemon.stderr)")
+            }
+            for daemon in daemons where daemon.isRunning { _ = try daemon.shutDown() }
+        }
+    }
 }
