@@ -63,7 +63,7 @@ let package = Package(
         .testTarget(name: "ChatfeedConfigTests", dependencies: ["ChatfeedConfig"]),
         .testTarget(name: "ChatfeedCLITests", dependencies: ["chatfeed", "chatfeedd", "ListDiff", "WireProtocol", "TestSupport"]),
         .testTarget(name: "ChatfeedServerTests", dependencies: [
-            "ChatfeedServer", "ChatfeedConfig", "ChatStore", "ListDiff", "WireProtocol", "TestSupport",
+            "ChatfeedServer", "ChatfeedConfig", "ChatStore", "ChatModel", "ListDiff", "WireProtocol", "TestSupport",
         ]),
     ]
 )

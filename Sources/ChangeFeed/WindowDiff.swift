@@ -65,7 +65,9 @@ struct WindowDiff {
         }
         if let limit {
             let start = max(0, limit - known.count)
-            let scanned = index.keys(from: start, count: min(index.count, limit + known.count) - start)
+            // min(index.count, limit + known.count), without overflowing for a limit near Int.max.
+            let end = limit > index.count - known.count ? index.count : limit + known.count
+            let scanned = index.keys(from: start, count: end - start)
             for (offset, key) in scanned.enumerated() where known[key.id] == nil {
                 let newRank = start + offset
                 let rank = oldRank(key)

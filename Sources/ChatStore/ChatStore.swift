@@ -1,4 +1,5 @@
 import ChatModel
+import CSQLite
 
 /// The persistent store of chats and messages (SPEC §2) over one SQLite connection.
 ///
@@ -34,9 +35,25 @@ public final class ChatStore {
                 throw ChatStoreError.schemaOutdated(path: path, version: version, required: Self.latestSchemaVersion)
             }
         } else {
-            try db.execute("PRAGMA journal_mode = WAL")
+            try Self.enableWAL(db, waitingUpTo: options.busyTimeoutMilliseconds)
             try db.execute("PRAGMA synchronous = \(options.durability == .full ? "FULL" : "NORMAL")")
             try Self.migrate(db)
+        }
+    }
+
+    /// `PRAGMA journal_mode = WAL`, retried while another connection holds the lock, up to the
+    /// busy timeout: when several processes open a new file at once, SQLite can answer
+    /// SQLITE_BUSY at once, without calling the busy handler (it would risk a deadlock).
+    static func enableWAL(_ db: Database, waitingUpTo milliseconds: Int) throws(SQLiteError) {
+        var waited = 0
+        while true {
+            do {
+                try db.execute("PRAGMA journal_mode = WAL")
+                return
+            } catch where error.isBusy && waited < milliseconds {
+                sqlite3_sleep(5)
+                waited += 5
+            }
         }
     }
 
