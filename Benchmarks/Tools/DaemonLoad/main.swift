@@ -84,6 +84,7 @@ do {
             }
             i += 1
         }
+        if o.chats < 1 || o.posts < 1 { fail("--chats and --posts must be at least 1") }
         print("""
             ingest: \(grouped(o.chats)) chats, \(grouped(o.posts)) message.post for random chats, one \
             \(o.limit.map { "top-\($0) window" } ?? "full-list") subscription with maxInFlight \(o.maxInFlight), rate \(o.rate > 0 ? "\(grouped(Int(o.rate)))/s" : "unlimited"), \
