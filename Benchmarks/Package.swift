@@ -40,5 +40,19 @@ let package = Package(
             path: "Benchmarks/FeedBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // End-to-end load of the release chatfeedd as a child process: a plain executable, since
+        // the ordo-one harness's repeated in-process iterations do not fit one long run of another
+        // process. `swift run -c release DaemonLoad ingest|startup` (see BENCHMARKS-daemon.md).
+        .executableTarget(
+            name: "DaemonLoad",
+            dependencies: [
+                .product(name: "ChatStore", package: "chatfeed"),
+                .product(name: "ChatModel", package: "chatfeed"),
+                .product(name: "WireProtocol", package: "chatfeed"),
+            ],
+            // Not directly under Benchmarks/: the ordo-one command plugin runs every executable
+            // target whose directory's parent is named "Benchmarks".
+            path: "Tools/DaemonLoad"
+        ),
     ]
 )

@@ -1,0 +1,131 @@
+import ChatStore
+import Foundation
+import WireProtocol
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct StartupOptions {
+    var chats = 1_000_000
+    var messagesPerChat = 1
+    var runs = 5
+    var daemon = defaultDaemonPath()
+    var config = defaultConfigPath()
+    var database = NSTemporaryDirectory() + "chatfeed-startup-bench.sqlite"
+    /// Prepare the database again even when one with the same parameters exists.
+    var fresh = false
+    /// Override of the configuration's cacheSizeKiB (SQLite page cache of the connection).
+    var cacheSizeKiB: Int?
+}
+
+struct StartupSample {
+    /// posix_spawn → the first response (`chats.list` with limit 1).
+    var firstResponseMilliseconds: Double
+    /// The `server.stats` that follows.
+    var statsMilliseconds: Double
+    /// End of stdin → exit.
+    var shutdownMilliseconds: Double
+    var rssKiB: Int
+    var hwmKiB: Int
+    var anonKiB: Int
+    var fileKiB: Int
+    var chats: Int
+}
+
+/// Starts the daemon on `database` and measures the start-up (one sample).
+func measureStartup(daemonPath: String, config: String, database: String) throws -> StartupSample {
+    let daemon = try DaemonProcess(
+        executable: daemonPath,
+        arguments: ["--database", database, "--config", config, "--log-level", "warning"],
+        stderrPath: database + ".stderr.log")
+    // Queued at once: the daemon answers it as soon as it has loaded the list.
+    daemon.write(Array((#"{"jsonrpc":"2.0","id":-1,"method":"chats.list","params":{"limit":1}}"# + "\n").utf8))
+    var reader = LineReader(fd: daemon.stdoutFD)
+
+    func response(id: Int) throws -> (JSONValue, UInt64) {
+        var found: (JSONValue, UInt64)?
+        while found == nil {
+            guard reader.readLines({ line, now in
+                if found == nil, let value = try? JSONValue(parsing: line), value["id"]?.int64Value == Int64(id) {
+                    found = (value, now)
+                }
+            }) else { throw BenchError("chatfeedd ended before answering; see \(database).stderr.log") }
+        }
+        return found!
+    }
+
+    let (list, firstAt) = try response(id: -1)
+    let firstResponse = Double(firstAt - daemon.spawnedAt) / 1e6
+    let chats = Int(list["result"]?["total"]?.int64Value ?? -1)
+    // Memory right after the load (allocator caches settle immediately; no work is pending).
+    let rss = daemon.statusKiB("VmRSS") ?? 0
+    let hwm = daemon.statusKiB("VmHWM") ?? 0
+    let anon = daemon.statusKiB("RssAnon") ?? 0
+    let file = daemon.statusKiB("RssFile") ?? 0
+
+    let statsStart = nowNanoseconds()
+    daemon.write(Array((#"{"jsonrpc":"2.0","id":-2,"method":"server.stats"}"# + "\n").utf8))
+    let (_, statsAt) = try response(id: -2)
+    let stats = Double(statsAt - statsStart) / 1e6
+
+    let closeStart = nowNanoseconds()
+    daemon.closeInput()
+    while reader.readLines({ _, _ in }) {}
+    let status = daemon.wait()
+    let shutdown = Double(nowNanoseconds() - closeStart) / 1e6
+    if status != 0 { throw BenchError("chatfeedd exited with status \(status); see \(database).stderr.log") }
+    return StartupSample(
+        firstResponseMilliseconds: firstResponse, statsMilliseconds: stats, shutdownMilliseconds: shutdown,
+        rssKiB: rss, hwmKiB: hwm, anonKiB: anon, fileKiB: file, chats: chats)
+}
+
+/// Prepares (or reuses) the database of `chats` chats; a marker file records its parameters.
+func ensureDatabase(path: String, chats: Int, messagesPerChat: Int, fresh: Bool) throws {
+    let marker = path + ".params"
+    let wanted = "chats=\(chats) messagesPerChat=\(messagesPerChat)"
+    if !fresh, FileManager.default.fileExists(atPath: path),
+       (try? String(contentsOfFile: marker, encoding: .utf8)) == wanted {
+        FileHandle.standardError.write(Data("reusing \(path) (\(wanted))\n".utf8))
+        return
+    }
+    unlink(marker)
+    try DataSet.prepare(path: path, chats: chats, messagesPerChat: messagesPerChat)
+    try wanted.write(toFile: marker, atomically: true, encoding: .utf8)
+}
+
+func runStartup(_ options: StartupOptions) throws {
+    var config = options.config
+    if let kib = options.cacheSizeKiB { config = try configCopy(of: options.config, cacheSizeKiB: kib) }
+    let emptyPath = options.database + ".empty.sqlite"
+    try ensureDatabase(path: emptyPath, chats: 0, messagesPerChat: 0, fresh: options.fresh)
+    try ensureDatabase(path: options.database, chats: options.chats, messagesPerChat: options.messagesPerChat, fresh: options.fresh)
+    if let size = try? FileManager.default.attributesOfItem(atPath: options.database)[.size] as? Int {
+        print("database \(options.database): \(grouped(options.chats)) chats, \(options.messagesPerChat) message(s) each, \(format(Double(size) / 1_048_576, 1)) MiB; config \(config)")
+    }
+
+    func measure(_ label: String, _ path: String) throws -> [StartupSample] {
+        // One unmeasured start warms the page cache and the binary.
+        _ = try measureStartup(daemonPath: options.daemon, config: config, database: path)
+        var samples: [StartupSample] = []
+        for run in 1...options.runs {
+            let s = try measureStartup(daemonPath: options.daemon, config: config, database: path)
+            samples.append(s)
+            print("\(label) run \(run): \(grouped(s.chats)) chats; first response after \(format(s.firstResponseMilliseconds, 1)) ms; server.stats \(format(s.statsMilliseconds, 1)) ms; shutdown \(format(s.shutdownMilliseconds, 1)) ms; VmRSS \(grouped(s.rssKiB)) KiB (anon \(grouped(s.anonKiB)), file \(grouped(s.fileKiB))), VmHWM \(grouped(s.hwmKiB)) KiB")
+        }
+        return samples
+    }
+
+    let empty = try measure("empty", emptyPath)
+    let full = try measure(grouped(options.chats), options.database)
+    func med(_ samples: [StartupSample], _ f: (StartupSample) -> Double) -> Double { median(samples.map(f)) }
+    let rssDelta = med(full) { Double($0.rssKiB) } - med(empty) { Double($0.rssKiB) }
+    let anonDelta = med(full) { Double($0.anonKiB) } - med(empty) { Double($0.anonKiB) }
+    let hwmDelta = med(full) { Double($0.hwmKiB) } - med(empty) { Double($0.hwmKiB) }
+    print("""
+        medians of \(options.runs) runs (after one warm-up start each; database files in the page cache):
+          empty database:   first response \(format(med(empty) { $0.firstResponseMilliseconds }, 1)) ms, VmRSS \(format(med(empty) { Double($0.rssKiB) } / 1024, 1)) MiB
+          \(grouped(options.chats)) chats: first response \(format(med(full) { $0.firstResponseMilliseconds }, 1)) ms, VmRSS \(format(med(full) { Double($0.rssKiB) } / 1024, 1)) MiB (anon \(format(med(full) { Double($0.anonKiB) } / 1024, 1)) MiB), VmHWM \(format(med(full) { Double($0.hwmKiB) } / 1024, 1)) MiB, server.stats \(format(med(full) { $0.statsMilliseconds }, 1)) ms, shutdown \(format(med(full) { $0.shutdownMilliseconds }, 1)) ms
+          per chat: \(format(rssDelta * 1024 / Double(options.chats), 0)) bytes of VmRSS (\(format(anonDelta * 1024 / Double(options.chats), 0)) anonymous; peak \(format(hwmDelta * 1024 / Double(options.chats), 0)))
+        """)
+}
