@@ -55,26 +55,29 @@ import WireProtocol
 
     @Test func parseErrorsForBadJSONAndBadUTF8() throws {
         let daemon = try Self.daemonWithData()
-        for line in [
-            #"{"jsonrpc":"2.0","id":1,"method":"#, "{bad}", #"{"jsonrpc":"2.0","id":2,"method":"chats.list",}"#,
-            "nul", #"{"jsonrpc":"2.0","id":3,"method":"chats.list"} trailing"#, #"{"jsonrpc":"2.0","id":'4',"method":"chats.list"}"#,
+        // The id is echoed when it can be read before the damage, else it is null.
+        for (line, id) in [
+            (#"{"jsonrpc":"2.0","id":1,"method":"#, 1 as JSONValue), ("{bad}", .null),
+            (#"{"jsonrpc":"2.0","id":2,"method":"chats.list",}"#, 2), ("nul", .null),
+            (#"{"jsonrpc":"2.0","id":3,"method":"chats.list"} trailing"#, 3),
+            (#"{"jsonrpc":"2.0","id":'4',"method":"chats.list"}"#, .null),
         ] {
-            _ = try Self.expectError(line, code: -32700, daemon)
+            _ = try Self.expectError(line, code: -32700, id: id, daemon)
         }
         // Invalid UTF-8 inside an otherwise valid write: a parse error, and nothing is written.
         let prefix = Array(#"{"jsonrpc":"2.0","id":5,"method":"chat.create","params":{"chat":"u","title":"x"#.utf8)
         let suffix = Array(#""}}"#.utf8)
         for bad: [UInt8] in [[0xFF], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xE2, 0x82], [0xF8, 0x88, 0x80, 0x80, 0x80], [0x80], [0x00]] {
-            try Self.expectError(bytes: prefix + bad + suffix, code: -32700, daemon)
+            try Self.expectError(bytes: prefix + bad + suffix, code: -32700, id: 5, daemon)
         }
         try Self.expectError(bytes: [0xFE, 0xFF, 0x7B, 0x7D], code: -32700, daemon)
         // Nesting far deeper than the parser allows is an error, not a stack overflow.
         try Self.expectError(String(repeating: "[", count: 200_000), code: -32700, daemon)
         try Self.expectError(
             #"{"jsonrpc":"2.0","id":6,"method":"chats.list","params":{"x":"# + String(repeating: "[", count: 5_000) + String(repeating: "]", count: 5_000) + "}}",
-            code: -32700, daemon)
+            code: -32700, id: 6, daemon)
         // A number too large for a double.
-        try Self.expectError(#"{"jsonrpc":"2.0","id":7,"method":"chats.list","params":{"limit":1e999}}"#, code: -32700, daemon)
+        try Self.expectError(#"{"jsonrpc":"2.0","id":7,"method":"chats.list","params":{"limit":1e999}}"#, code: -32700, id: 7, daemon)
         try Self.expectIntact(daemon)
         #expect(try daemon.call("chats.locate", ["ids": ["u"]])["indices"]?["u"] == .null)
         #expect(try daemon.shutDown() == .exited(0))
@@ -230,8 +233,8 @@ import WireProtocol
         // … and with a \r\n ending too (the \r is not part of the line).
         let crlf = try Self.answer(to: padded(2, to: limit) + [0x0D], from: daemon)
         #expect(crlf["id"] == 2 && crlf["result"] != nil)
-        // One byte more is −32003 with id null (the id is never read), and nothing is written.
-        let failure = try Self.expectError(bytes: padded(3, to: limit + 1), code: -32003, daemon)
+        // One byte more is −32003 with the id read from the line's start, and nothing is written.
+        let failure = try Self.expectError(bytes: padded(3, to: limit + 1), code: -32003, id: 3, daemon)
         #expect(failure?.message.contains("\(limit)") == true)
         // A much longer line, written in pieces, gets one error; the next line is read normally.
         let before = daemon.responseCount
@@ -243,7 +246,7 @@ import WireProtocol
         let after = try daemon.call("chats.locate", ["ids": ["big1", "big2", "big3", "big4"]])
         #expect(after["indices"] == ["big1": 1, "big2": 0, "big3": nil, "big4": nil])
         let answers = daemon.responses[before...]
-        #expect(answers.count == 2 && answers.first?["error"]?["code"] == -32003 && answers.first?["id"] == .null)
+        #expect(answers.count == 2 && answers.first?["error"]?["code"] == -32003 && answers.first?["id"] == 4)
         try Self.expectIntact(daemon, chats: 3)
         #expect(try daemon.shutDown() == .exited(0))
     }
