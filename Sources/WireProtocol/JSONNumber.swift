@@ -1,6 +1,9 @@
 /// A JSON number: an exact 64-bit integer, or a finite `Double` for every other number.
 ///
-/// A non-finite double cannot be stored, so every `JSONValue` serializes to valid JSON.
+/// A non-finite double cannot be stored, so every `JSONValue` serializes to valid JSON. A parsed
+/// number that is not an exact integer keeps its text, so that it is written back as it came
+/// (a request id such as `12345678901234567890` or `1.50` is echoed exactly); equality and
+/// hashing ignore the text.
 public struct JSONNumber: Hashable, Sendable, CustomStringConvertible {
     @usableFromInline
     enum Storage: Hashable, Sendable {
@@ -10,6 +13,20 @@ public struct JSONNumber: Hashable, Sendable, CustomStringConvertible {
 
     @usableFromInline
     var storage: Storage
+
+    /// The text the number was parsed from, when it was not an exact integer.
+    @usableFromInline
+    var literal: String?
+
+    /// A parsed non-integer (or out-of-range integer) number with its text.
+    init(parsed value: Double, literal: String) {
+        storage = .double(value)
+        self.literal = literal
+    }
+
+    public static func == (lhs: JSONNumber, rhs: JSONNumber) -> Bool { lhs.storage == rhs.storage }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(storage) }
 
     @inlinable
     public init(_ value: Int64) { storage = .integer(value) }
@@ -51,7 +68,8 @@ public struct JSONNumber: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        switch storage {
+        if let literal { return literal }
+        return switch storage {
         case .integer(let value): String(value)
         case .double(let value): value.description
         }

@@ -239,10 +239,10 @@ struct JSONParser {
             return JSONNumber(value)
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<pos]), as: UTF8.self)
-        guard let double = Double(text), let number = JSONNumber(double) else {
+        guard let double = Double(text), double.isFinite else {
             throw JSONParseError(offset: start, reason: .numberOutOfRange)
         }
-        return number
+        return JSONNumber(parsed: double, literal: text)
     }
 
     /// The digits as an Int64, or nil when they do not fit.

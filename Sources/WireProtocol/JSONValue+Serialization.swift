@@ -87,8 +87,13 @@ public enum JSONOutput {
         }
     }
 
-    /// Appends a number: integers exactly, doubles in the shortest text that reads back equal.
+    /// Appends a number: integers exactly, parsed numbers as they were written, other doubles in
+    /// the shortest text that reads back equal.
     public static func appendNumber(_ number: JSONNumber, to output: inout [UInt8]) {
+        if let literal = number.literal {
+            output.append(contentsOf: literal.utf8)
+            return
+        }
         switch number.storage {
         case .integer(let value): appendInteger(value, to: &output)
         case .double(let value): output.append(contentsOf: value.description.utf8)

@@ -275,18 +275,16 @@ import WireProtocol
         #expect(try daemon.shutDown() == .exited(0))
     }
 
-    /// Integers beyond 64 bits are parsed as doubles and come back rounded: a client that keeps
-    /// them exactly (JavaScript BigInt, Python int) cannot match the response.
-    @Test func hugeIntegerIdsAreEchoedBackExactly() throws {
+    /// Numbers that are not 64-bit integers come back as they were written, so that a client that
+    /// keeps them exactly (JavaScript BigInt, Python int, decimal ids) can match the response.
+    @Test func numericIdsAreEchoedBackExactly() throws {
         let daemon = try Daemon()
-        withKnownIssue("chatfeedd echoes integer ids beyond Int64 as rounded doubles (JSONNumber keeps no literal)") {
-            for text in ["12345678901234567890", "123456789012345678901234567890"] {
-                let before = daemon.rawLineCount
-                let response = try Self.answer(to: Array(#"{"jsonrpc":"2.0","id":\#(text),"method":"nope"}"#.utf8), from: daemon)
-                #expect(response["error"] != nil)
-                let raw = daemon.rawLines(from: before).first { $0.contains("\"error\"") } ?? ""
-                #expect(raw.hasPrefix(#"{"jsonrpc":"2.0","id":\#(text),"#), "id \(text) came back in \(raw)")
-            }
+        for text in ["12345678901234567890", "123456789012345678901234567890", "1.50", "2e3", "-0.0"] {
+            let before = daemon.rawLineCount
+            let response = try Self.answer(to: Array(#"{"jsonrpc":"2.0","id":\#(text),"method":"nope"}"#.utf8), from: daemon)
+            #expect(response["error"] != nil)
+            let raw = daemon.rawLines(from: before).first { $0.contains("\"error\"") } ?? ""
+            #expect(raw.hasPrefix(#"{"jsonrpc":"2.0","id":\#(text),"#), "id \(text) came back in \(raw)")
         }
         #expect(try daemon.shutDown() == .exited(0))
     }

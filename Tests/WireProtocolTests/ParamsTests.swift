@@ -84,7 +84,7 @@ import Testing
         let range = try #require(throws: RPCError.self) { try command("chats.list", #"{"limit":-1}"#) }
         #expect(range.message == "invalid 'limit': must be between 0 and 10000, not -1")
         let huge = try #require(throws: RPCError.self) { try command("feed.ack", #"{"subscription":"s","seq":1e30}"#) }
-        #expect(huge.message == "invalid 'seq': is 1e+30, outside the 64-bit integer range")
+        #expect(huge.message == "invalid 'seq': is 1e30, outside the 64-bit integer range")
     }
 
     @Test func unknownMethod() {
