@@ -32,15 +32,33 @@ extension ChatStore {
 
     /// The whole chat list in list order and the change sequence it reflects, from one read
     /// transaction.
+    ///
+    /// Reads the table in storage order and sorts in memory: at 1,000,000 chats that is several
+    /// times faster than following the list-order index, which costs one random row lookup per chat.
     public func allChats() throws -> (chats: [Chat], latestSequence: Int64) {
-        try db.inTransaction(.deferred) {
+        let (stored, latestSequence) = try db.inTransaction(.deferred) { () throws -> ([Chat], Int64) in
             var chats: [Chat] = []
             chats.reserveCapacity(try chatCount())
-            try db.cachedStatement("""
-                SELECT \(Self.chatColumns) FROM chat ORDER BY last_message_date DESC, id ASC
-                """).forEachRow([]) { chats.append(Self.decodeChat($0)) }
+            try db.cachedStatement("SELECT \(Self.chatColumns) FROM chat").forEachRow([]) {
+                chats.append(Self.decodeChat($0))
+            }
             return (chats, try latestChangeSequence())
         }
+        return (Self.sortedInListOrder(stored), latestSequence)
+    }
+
+    static func sortedInListOrder(_ chats: [Chat]) -> [Chat] {
+        let dates = chats.map(\.lastMessageDate)
+        var order = Array(chats.indices)
+        chats.withUnsafeBufferPointer { chats in
+            dates.withUnsafeBufferPointer { dates in
+                order.sort { a, b in
+                    if dates[a] != dates[b] { return dates[a] > dates[b] }
+                    return bytewiseLess(chats[a].id, chats[b].id)
+                }
+            }
+        }
+        return order.map { chats[$0] }
     }
 
     public func chatCount() throws -> Int {
