@@ -119,3 +119,17 @@ import TestSupport
         #expect(all == (try store.chats(offset: 0, limit: all.count)))
     }
 }
+
+extension ListOrderTests {
+    @Test func sparseRowIDsStillLoadInListOrder() throws {
+        let test = try TestStore()
+        for i in 0..<20 { try test.store.apply(.createChat(id: "c\(i)", title: "t", createdAt: Int64(i % 4))) }
+        try Database(path: test.path).execute("""
+            INSERT INTO chat (rowid, id, title, created_at, last_message_date, unread, revision)
+            VALUES (1000000000000, 'far', 'far', 2, 2, 0, 99), (-5, 'negative', 'n', 3, 3, 0, 100)
+            """)
+        let all = try test.store.allChats().chats
+        #expect(all.count == 22)
+        #expect(all == (try test.store.chats(offset: 0, limit: 100)))
+    }
+}
