@@ -39,13 +39,4 @@ public final class ChatStore {
             try Self.migrate(db)
         }
     }
-
-    /// Opens `path` at an older schema version, for migration tests.
-    init(path: String, schemaVersion: Int) throws {
-        self.path = path
-        options = StoreOptions()
-        db = try Database(path: path)
-        try db.execute("PRAGMA foreign_keys = ON; PRAGMA journal_mode = WAL")
-        try Self.migrate(db, upTo: schemaVersion)
-    }
 }

@@ -15,7 +15,7 @@ struct Chats: ParsableCommand {
     }
 
     func run() throws {
-        let opened = try store.openStore(readOnly: false)
+        let opened = try store.openStore()
         let (total, items) = try reportingFailures { (try opened.chatCount(), try opened.chats(offset: offset, limit: limit)) }
         if json {
             output(JSONOutput.chatsList(total: total, items: items))
