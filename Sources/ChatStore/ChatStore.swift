@@ -1,3 +1,4 @@
+import CSQLite
 import ChatModel
 
 /// The persistent store of chats and messages (SPEC §2) over one SQLite connection.
@@ -20,6 +21,15 @@ public final class ChatStore {
         self.path = path
         self.options = options
         db = try Database(path: path, mode: .init(readOnly: options.readOnly, create: true))
+        do {
+            try configure()
+        } catch var error as SQLiteError where error.resultCode == SQLITE_NOTADB {
+            error.message = "'\(path)' is not a SQLite database"
+            throw error
+        }
+    }
+
+    private func configure() throws {
         db.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
         try db.execute("PRAGMA foreign_keys = ON")
         if let cacheSizeKiB = options.cacheSizeKiB {

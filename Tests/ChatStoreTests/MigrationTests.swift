@@ -55,3 +55,17 @@ import Testing
         #expect(plan.joined().contains("chat_list_order"), "plan: \(plan)")
     }
 }
+
+extension MigrationTests {
+    @Test func aFileThatIsNotADatabaseIsNamedInTheError() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("notes.txt")
+        try Data(String(repeating: "not a database\n", count: 100).utf8).write(to: URL(fileURLWithPath: path))
+        do {
+            _ = try ChatStore(path: path)
+            Issue.record("expected an error")
+        } catch let error as SQLiteError {
+            #expect(error.message == "'\(path)' is not a SQLite database")
+        }
+    }
+}
