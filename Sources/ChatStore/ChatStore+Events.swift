@@ -41,7 +41,7 @@ extension ChatStore {
             return .chat(try saveChat(chat, replacing: old))
         case .removeChat(let id):
             _ = try existingChat(id: id)
-            try db.cachedStatement("DELETE FROM chat WHERE id = ?1").execute(id)
+            try statements.removeChat.execute(id)
             _ = try logChange(chatID: id, kind: .remove)
             return .done
         case .markRead(let id):
@@ -82,10 +82,7 @@ extension ChatStore {
             throw ChatError.notFound(kind: "chat", id: message.chat)
         }
         // The insert itself finds a taken id, so a fresh post costs no extra lookup.
-        try db.cachedStatement("""
-            INSERT INTO message (id, chat_id, sender, text, original_text, sent_at, edited_at)
-            VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6) ON CONFLICT (id) DO NOTHING
-            """).execute(message.id, message.chat, message.sender, message.text, message.sentAt, message.editedAt)
+        try statements.insertMessage.execute(message.id, message.chat, message.sender, message.text, message.sentAt, message.editedAt)
         if db.changedRowCount == 0 { return try isRepeatedPost(message) }
         let old = chat
         chat.unread += 1
@@ -116,8 +113,7 @@ extension ChatStore {
         guard let message = try fetchStoredMessage(id: messageID), !message.isDeleted else {
             throw ChatError.notFound(kind: "message", id: messageID)
         }
-        try db.cachedStatement("UPDATE message SET text = ?2, edited_at = ?3 WHERE id = ?1")
-            .execute(messageID, text, editedAt)
+        try statements.editMessage.execute(messageID, text, editedAt)
         var chat = try existingChat(id: message.chatID)
         if chat.lastMessage?.id == messageID {
             let old = chat
@@ -132,7 +128,7 @@ extension ChatStore {
             throw ChatError.notFound(kind: "message", id: messageID)
         }
         if message.isDeleted { return }
-        try db.cachedStatement("UPDATE message SET deleted = 1 WHERE id = ?1").execute(messageID)
+        try statements.deleteMessage.execute(messageID)
         var chat = try existingChat(id: message.chatID)
         if chat.lastMessage?.id == messageID {
             let old = chat

@@ -1,6 +1,17 @@
 import ChatModel
 
 extension ChatStore {
+    // SQL that embeds the chat columns, built once rather than at every call.
+    static let changesSQL = """
+        SELECT latest.chat_id, chat.id IS NULL, \(qualifiedChatColumns)
+        FROM (SELECT chat_id, MAX(sequence) AS sequence FROM change_log
+              WHERE sequence > ?1 GROUP BY chat_id) AS latest
+        LEFT JOIN chat ON chat.id = latest.chat_id
+        ORDER BY latest.sequence
+        """
+    static let allRowsSQL = "SELECT rowid, \(chatColumns) FROM chat"
+    static let pageSQL = "SELECT \(chatColumns) FROM chat ORDER BY last_message_date DESC, id ASC LIMIT ?1 OFFSET ?2"
+
     /// The sequence number of the latest change-log row (0 when none).
     public func latestChangeSequence() throws -> Int64 {
         try db.cachedStatement("SELECT COALESCE(MAX(sequence), 0) FROM change_log").fetchValue(Int64.self) ?? 0
@@ -11,13 +22,7 @@ extension ChatStore {
     /// read transaction, so they describe one moment.
     public func changes(after sequence: Int64) throws -> (changes: [ChatChange], latestSequence: Int64) {
         try db.inTransaction(.deferred) {
-            let changes = try db.cachedStatement("""
-                SELECT latest.chat_id, chat.id IS NULL, \(Self.qualifiedChatColumns)
-                FROM (SELECT chat_id, MAX(sequence) AS sequence FROM change_log
-                      WHERE sequence > ?1 GROUP BY chat_id) AS latest
-                LEFT JOIN chat ON chat.id = latest.chat_id
-                ORDER BY latest.sequence
-                """).fetchAll(sequence) { row -> ChatChange in
+            let changes = try db.cachedStatement(Self.changesSQL).fetchAll(sequence) { row -> ChatChange in
                 let removed: Bool = row[1]
                 return ChatChange(chatID: row[0], chat: removed ? nil : Self.decodeChat(row, from: 2))
             }
@@ -44,7 +49,7 @@ extension ChatStore {
                 var filled = [Bool](repeating: false, count: count)
                 var filledCount = 0
                 do {
-                    try db.cachedStatement("SELECT rowid, \(Self.chatColumns) FROM chat").forEachRow([]) { row in
+                    try db.cachedStatement(Self.allRowsSQL).forEachRow([]) { row in
                         guard let slot = slots.slot(ofRowID: row[0]), !filled[slot] else {
                             throw SQLiteError(extendedResultCode: 11, message: "the chat table and its list-order index disagree")
                         }
@@ -85,9 +90,7 @@ extension ChatStore {
     public func chats(offset: Int, limit: Int) throws -> [Chat] {
         if offset < 0 { throw ChatError.invalidParams(field: "offset", reason: "must be 0 or more, not \(offset)") }
         if limit < 0 { throw ChatError.invalidParams(field: "limit", reason: "must be 0 or more, not \(limit)") }
-        return try db.cachedStatement("""
-            SELECT \(Self.chatColumns) FROM chat ORDER BY last_message_date DESC, id ASC LIMIT ?1 OFFSET ?2
-            """).fetchAll(limit, offset) { Self.decodeChat($0) }
+        return try db.cachedStatement(Self.pageSQL).fetchAll(limit, offset) { Self.decodeChat($0) }
     }
 
     public func chat(id: String) throws -> Chat? {
