@@ -54,12 +54,14 @@ let package = Package(
         ]),
 
         // Shared by the test targets: seeded random numbers and list generators.
-        .target(name: "TestSupport", dependencies: ["ListDiff"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["ListDiff", "ChatModel"], path: "Tests/TestSupport"),
         .testTarget(name: "ListDiffTests", dependencies: ["ListDiff", "TestSupport"]),
         .testTarget(name: "ChatModelTests", dependencies: ["ChatModel"]),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "ChatModel", "TestSupport"]),
         .testTarget(name: "ChangeFeedTests", dependencies: ["ChangeFeed", "ChatModel", "ListDiff", "TestSupport"]),
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "ChatModel"]),
+        .testTarget(name: "ChatfeedConfigTests", dependencies: ["ChatfeedConfig"]),
+        .testTarget(name: "ChatfeedCLITests", dependencies: ["chatfeed", "chatfeedd", "ListDiff", "WireProtocol", "TestSupport"]),
         .testTarget(name: "ChatfeedServerTests", dependencies: [
             "ChatfeedServer", "ChatfeedConfig", "ChatStore", "ListDiff", "WireProtocol", "TestSupport",
         ]),

@@ -9,7 +9,7 @@ struct Chatfeed: ParsableCommand {
         commandName: "chatfeed",
         abstract: "Create, write and query a chatfeed store.",
         subcommands: [
-            Init.self, ChatCommand.self, Send.self, Chats.self, Messages.self, Locate.self, Stats.self,
+            Init.self, ChatCommand.self, Send.self, Chats.self, Messages.self, Locate.self, Stats.self, Diff.self, Watch.self,
         ])
 
     /// Usage errors keep argument-parser's message and exit code; every other failure is one

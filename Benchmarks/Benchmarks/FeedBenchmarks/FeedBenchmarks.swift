@@ -1,5 +1,128 @@
 import Benchmark
+import ChangeFeed
+import ChatModel
+
+// The live chat index of the feed (SPEC §4, §8): a `RankedSet<ChatOrderKey>` of 1,000,000 chats.
+//
+// Chat ids are 17 bytes ("chat:000000000042"), longer than Swift's 15-byte small-string form, so
+// every comparison of equal dates goes through the heap bytes as real ids would.
+
+let chatCount = 1_000_000
+let newestDate: Int64 = 1_800_000_000_000
+
+func chatID(_ i: Int) -> String {
+    let digits = String(i)
+    return "chat:" + String(repeating: "0", count: max(0, 12 - digits.count)) + digits
+}
+
+/// The sorted keys of `chatCount` chats: chat i's last message is i seconds older than chat 0's.
+func sortedKeys() -> [ChatOrderKey] {
+    (0..<chatCount).map { ChatOrderKey(lastMessageDate: newestDate - Int64($0) * 1_000, id: chatID($0)) }
+}
+
+/// Mutable state that outlives one benchmark iteration: the index and the next "now".
+final class FeedIndex: @unchecked Sendable {
+    var set: RankedSet<ChatOrderKey>
+    var now: Int64
+    var rng = SplitMix(state: 42)
+
+    init() {
+        set = RankedSet(sorted: sortedKeys())
+        now = newestDate
+    }
+}
+
+struct SplitMix {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
 
 let benchmarks: @Sendable () -> Void = {
-    Benchmark("placeholder") { _ in }
+    let perEvent = Benchmark.Configuration(
+        metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .throughput],
+        timeUnits: .nanoseconds,
+        warmupIterations: 10,
+        scalingFactor: .kilo,  // 1,000 events per iteration; starred rows are per event
+        maxDuration: .seconds(10),
+        maxIterations: 2_000
+    )
+
+    // One event: the bottom chat gets a message, so it leaves the bottom and becomes the top; the
+    // feed then needs its new index. Remove + insert + rank, per event.
+    Benchmark("RankedSet 1M: bump bottom chat to top (remove+insert+rank)", configuration: perEvent) {
+        benchmark, index in
+        for _ in benchmark.scaledIterations {
+            let bottom = index.set.element(at: index.set.count - 1)
+            index.set.remove(bottom)
+            index.now += 1
+            let bumped = ChatOrderKey(lastMessageDate: index.now, id: bottom.id)
+            index.set.insert(bumped)
+            blackHole(index.set.rank(of: bumped))
+        }
+    } setup: {
+        FeedIndex()
+    }
+
+    // Same, for a chat picked uniformly at random (the common case: any chat can get a message).
+    // Includes one element(at:) to pick it.
+    Benchmark("RankedSet 1M: bump random chat to top (element(at:)+remove+insert+rank)", configuration: perEvent) {
+        benchmark, index in
+        for _ in benchmark.scaledIterations {
+            let rank = Int(index.rng.next() % UInt64(index.set.count))
+            let chat = index.set.element(at: rank)
+            index.set.remove(chat)
+            index.now += 1
+            let bumped = ChatOrderKey(lastMessageDate: index.now, id: chat.id)
+            index.set.insert(bumped)
+            blackHole(index.set.rank(of: bumped))
+        }
+    } setup: {
+        FeedIndex()
+    }
+
+    // Lookups alone: rank of a random member and the element at a random rank.
+    Benchmark("RankedSet 1M: rank(of:) + element(at:) of a random chat", configuration: perEvent) {
+        benchmark, index in
+        for _ in benchmark.scaledIterations {
+            let rank = Int(index.rng.next() % UInt64(index.set.count))
+            blackHole(index.set.rank(of: index.set.element(at: rank)))
+        }
+    } setup: {
+        FeedIndex()
+    }
+
+    // A window snapshot: the top 50.
+    Benchmark("RankedSet 1M: top-50 window snapshot", configuration: perEvent) { benchmark, index in
+        for _ in benchmark.scaledIterations {
+            blackHole(index.set.elements(from: 0, count: 50))
+        }
+    } setup: {
+        FeedIndex()
+    }
+
+    // Start-up: bulk load of 1,000,000 sorted keys (the keys themselves are built in setup; the
+    // release of the loaded set is not measured).
+    Benchmark(
+        "RankedSet 1M: bulk load init(sorted:)",
+        configuration: .init(
+            metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .peakMemoryResident],
+            timeUnits: .milliseconds,
+            warmupIterations: 1,
+            maxDuration: .seconds(10),
+            maxIterations: 30
+        )
+    ) { benchmark, keys in
+        benchmark.startMeasurement()
+        let set = RankedSet(sorted: keys)
+        benchmark.stopMeasurement()
+        blackHole(set)
+    } setup: {
+        sortedKeys()
+    }
 }

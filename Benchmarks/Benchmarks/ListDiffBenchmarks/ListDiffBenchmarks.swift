@@ -1,5 +1,96 @@
 import Benchmark
+import ListDiff
+
+/// A row of the benchmark lists.
+struct Row: DiffableItem, Hashable {
+    var id: Int
+    var revision: Int
+}
+
+/// A list of `count` rows and a new list with 10% of them deleted, inserted, moved to a random
+/// place and revision-changed (fixed seed).
+func mixedPair(count: Int) -> (old: [Row], new: [Row]) {
+    var generator = SplitMix64(seed: 42)
+    let old = (0..<count).map { Row(id: $0, revision: 0) }
+    var new = old
+    let changes = count / 10
+    for _ in 0..<changes { new.remove(at: Int.random(in: 0..<new.count, using: &generator)) }
+    for id in count..<(count + changes) {
+        new.insert(Row(id: id, revision: 0), at: Int.random(in: 0...new.count, using: &generator))
+    }
+    for _ in 0..<changes {
+        let row = new.remove(at: Int.random(in: 0..<new.count, using: &generator))
+        new.insert(row, at: Int.random(in: 0...new.count, using: &generator))
+    }
+    for _ in 0..<changes { new[Int.random(in: 0..<new.count, using: &generator)].revision += 1 }
+    return (old, new)
+}
+
+/// The bottom row moved to the top and changed.
+func bumpPair(count: Int) -> (old: [Row], new: [Row]) {
+    let old = (0..<count).map { Row(id: $0, revision: 0) }
+    var new = old
+    var bottom = new.removeLast()
+    bottom.revision += 1
+    new.insert(bottom, at: 0)
+    return (old, new)
+}
+
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+func moveCount(_ result: ListDiffResult<Row>) -> Int { result.structural?.moves.count ?? 0 }
+
+/// The fewest moves any valid batch needs: common rows minus a longest increasing subsequence.
+func minimumMoves(old: [Row], new: [Row]) -> Int {
+    let newRank = Dictionary(uniqueKeysWithValues: new.enumerated().map { ($0.element.id, $0.offset) })
+    let positions = old.compactMap { newRank[$0.id] }
+    let stays = UpwardPreferredStays.select(
+        newPositions: positions, wentUp: [Bool](repeating: true, count: positions.count))
+    return stays.filter { !$0 }.count
+}
 
 let benchmarks: @Sendable () -> Void = {
-    Benchmark("placeholder") { _ in }
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .mallocCountTotal], timeUnits: .microseconds, maxDuration: .seconds(5))
+
+    for count in [10_000, 100_000] {
+        let mixed = mixedPair(count: count)
+        let moves = try! moveCount(ListDiff.diff(from: mixed.old, to: mixed.new))
+        let fewest = minimumMoves(old: mixed.old, new: mixed.new)
+        Benchmark("ListDiff blind diff, \(count) rows, 10% mixed (\(moves) moves; fewest possible \(fewest))") { benchmark in
+            for _ in benchmark.scaledIterations {
+                blackHole(try ListDiff.diff(from: mixed.old, to: mixed.new))
+            }
+        }
+        let bump = bumpPair(count: count)
+        Benchmark("ListDiff blind diff, \(count) rows, bottom row to top and changed") { benchmark in
+            for _ in benchmark.scaledIterations {
+                blackHole(try ListDiff.diff(from: bump.old, to: bump.new))
+            }
+        }
+        // The baseline: the standard library's diff with inferred moves, on the same ids.
+        let oldIDs = mixed.old.map(\.id)
+        let newIDs = mixed.new.map(\.id)
+        let stdlibMoves = count > 10_000 ? -1 : newIDs.difference(from: oldIDs).inferringMoves().reduce(0) {
+            if case .insert(_, _, .some) = $1 { return $0 + 1 } else { return $0 }
+        }
+        Benchmark(
+            "stdlib difference(from:).inferringMoves(), \(count) rows, 10% mixed (\(stdlibMoves < 0 ? "?" : String(stdlibMoves)) moves)",
+            configuration: .init(maxDuration: .seconds(count > 10_000 ? 1 : 5), maxIterations: count > 10_000 ? 1 : 20)
+        ) { benchmark in
+            for _ in benchmark.scaledIterations {
+                blackHole(newIDs.difference(from: oldIDs).inferringMoves())
+            }
+        }
+    }
 }

@@ -1,0 +1,206 @@
+import ChatModel
+import ListDiff
+
+/// Settings of the feed (SPEC §4, §7).
+public struct FeedOptions: Sendable {
+    /// `maxInFlight` of a subscription that does not give one.
+    public var defaultMaxInFlight: Int
+    /// A subscription gets `feed.reset` instead of a batch and its deferred batch when their
+    /// operations exceed `resetThreshold` × the rows of its list after them.
+    public var resetThreshold: Double
+
+    public init(defaultMaxInFlight: Int = 1, resetThreshold: Double = 1.0) {
+        self.defaultMaxInFlight = defaultMaxInFlight
+        self.resetThreshold = resetThreshold
+    }
+}
+
+/// A notification for one subscription, ready to be sent in the order given.
+public enum FeedNotification: Sendable, Equatable {
+    /// `feed.batch`: `count` rows in the subscription's list after it, `total` chats in the store.
+    case batch(subscription: String, seq: Int, count: Int, total: Int, batch: Batch<Chat>)
+    /// `feed.reset`: the subscription's whole list.
+    case reset(subscription: String, seq: Int, count: Int, total: Int, items: [Chat])
+
+    public var subscription: String {
+        switch self {
+        case .batch(let subscription, _, _, _, _), .reset(let subscription, _, _, _, _): subscription
+        }
+    }
+
+    public var seq: Int {
+        switch self {
+        case .batch(_, let seq, _, _, _), .reset(_, let seq, _, _, _): seq
+        }
+    }
+}
+
+/// The first response to a subscription: the list at one moment, with `seq` 0.
+public struct FeedSnapshot: Sendable, Equatable {
+    public var subscription: String
+    public var total: Int
+    public var items: [Chat]
+}
+
+/// What `server.stats` reports of a subscription.
+public struct SubscriptionStats: Sendable, Equatable {
+    public var subscription: String
+    public var limit: Int?
+    public var maxInFlight: Int
+    public var lastSentSeq: Int
+    public var lastAckedSeq: Int
+    /// Distinct chats changed since the last batch sent: what a waiting subscriber costs.
+    public var pendingChats: Int
+    public var deferredPending: Bool
+}
+
+/// The live ordered chat list and its subscriptions: turns each committed group of changes into
+/// every subscription's next batches, in commit order, gated by acknowledgements (SPEC §4).
+///
+/// Not thread-safe: one serialization point owns it and sends what each call returns, in order,
+/// before it calls again.
+public final class ChangeFeed {
+    public private(set) var index: ChatIndex
+    public let options: FeedOptions
+    private var subscriptions: [String: Subscription] = [:]
+    private var subscriptionOrder: [String] = []
+    private var nextSubscriptionNumber = 1
+
+    /// A feed over `chats` (in list order for the fastest start).
+    public init(chats: [Chat], options: FeedOptions = FeedOptions()) {
+        index = ChatIndex(chats: chats)
+        self.options = options
+    }
+
+    /// Subscribes to the first `limit` rows (all when nil).
+    ///
+    /// - Throws: `ChatError.invalidParams` for a limit below 1 or a negative `maxInFlight`.
+    /// - Complexity: O(log n + rows in the snapshot).
+    public func subscribe(limit: Int?, maxInFlight: Int?) throws(ChatError) -> FeedSnapshot {
+        if let limit, limit < 1 { throw .invalidParams(field: "limit", reason: "must be at least 1") }
+        let maxInFlight = maxInFlight ?? options.defaultMaxInFlight
+        if maxInFlight < 0 { throw .invalidParams(field: "maxInFlight", reason: "must be 0 or more") }
+        let id = "s\(nextSubscriptionNumber)"
+        nextSubscriptionNumber += 1
+        subscriptions[id] = Subscription(id: id, limit: limit, maxInFlight: maxInFlight)
+        subscriptionOrder.append(id)
+        return FeedSnapshot(subscription: id, total: index.count, items: snapshot(limit: limit))
+    }
+
+    /// Ends a subscription; nothing more is sent to it.
+    public func unsubscribe(_ id: String) throws(ChatError) {
+        guard subscriptions.removeValue(forKey: id) != nil else {
+            throw .notFound(kind: "subscription", id: id)
+        }
+        subscriptionOrder.removeAll { $0 == id }
+    }
+
+    /// Acknowledges every notification of the subscription up to `seq`, and returns what may be
+    /// sent now.
+    ///
+    /// - Throws: `notFound` for an unknown subscription, `invalidParams` for a seq not yet sent.
+    public func acknowledge(_ id: String, seq: Int) throws(ChatError) -> [FeedNotification] {
+        guard var subscription = subscriptions[id] else { throw .notFound(kind: "subscription", id: id) }
+        guard seq <= subscription.lastSentSeq, seq >= 0 else {
+            throw .invalidParams(
+                field: "seq", reason: "\(seq) has not been sent on \(id) (the latest is \(subscription.lastSentSeq))")
+        }
+        subscription.lastAckedSeq = max(subscription.lastAckedSeq, seq)
+        var notifications: [FeedNotification] = []
+        drain(&subscription, into: &notifications)
+        subscriptions[id] = subscription
+        return notifications
+    }
+
+    /// Applies one committed group of changes, in commit order, and returns every subscription's
+    /// notifications that may be sent now.
+    ///
+    /// - Complexity: O(c·s + Σ d log n) for c changes, s subscriptions and d distinct chats
+    ///   changed per subscription since its last batch.
+    public func apply(_ changes: [ChatChange]) -> [FeedNotification] {
+        for change in changes {
+            let previous = index.apply(change)
+            for id in subscriptionOrder where subscriptions[id]!.known[change.chatID] == nil {
+                subscriptions[id]!.known[change.chatID] = KnownChat(chat: previous)
+            }
+        }
+        var notifications: [FeedNotification] = []
+        for id in subscriptionOrder {
+            drain(&subscriptions[id]!, into: &notifications)
+        }
+        return notifications
+    }
+
+    /// Every subscription's state, in subscription order.
+    public var subscriptionStats: [SubscriptionStats] {
+        subscriptionOrder.map { id in
+            let subscription = subscriptions[id]!
+            return SubscriptionStats(
+                subscription: id, limit: subscription.limit, maxInFlight: subscription.maxInFlight,
+                lastSentSeq: subscription.lastSentSeq, lastAckedSeq: subscription.lastAckedSeq,
+                pendingChats: subscription.known.count, deferredPending: subscription.deferred != nil)
+        }
+    }
+
+    private func snapshot(limit: Int?) -> [Chat] {
+        index.chats(from: 0, count: limit ?? index.count)
+    }
+
+    /// Sends what the subscription may: a pending deferred batch first, then one coalesced batch
+    /// from the list it knows to the current list, then that batch's deferred updates.
+    private func drain(_ subscription: inout Subscription, into notifications: inout [FeedNotification]) {
+        while subscription.canSend {
+            if let deferred = subscription.deferred {
+                subscription.deferred = nil
+                subscription.lastSentSeq += 1
+                notifications.append(.batch(
+                    subscription: subscription.id, seq: subscription.lastSentSeq,
+                    count: deferred.count, total: deferred.total, batch: deferred.batch))
+                continue
+            }
+            guard !subscription.known.isEmpty else { return }
+            let diff = WindowDiff(index: index, known: subscription.known, limit: subscription.limit)
+            subscription.known = [:]
+            guard diff.structural != nil || diff.updates != nil else { return }
+            subscription.lastSentSeq += 1
+            let seq = subscription.lastSentSeq
+            let total = index.count
+            if Double(diff.operationCount) > options.resetThreshold * Double(diff.newCount) {
+                let items = snapshot(limit: subscription.limit)
+                notifications.append(.reset(
+                    subscription: subscription.id, seq: seq, count: items.count, total: total, items: items))
+            } else if let structural = diff.structural {
+                notifications.append(.batch(
+                    subscription: subscription.id, seq: seq, count: diff.newCount, total: total, batch: structural))
+                if let updates = diff.updates {
+                    subscription.deferred = (updates, diff.newCount, total)
+                }
+            } else if let updates = diff.updates {
+                notifications.append(.batch(
+                    subscription: subscription.id, seq: seq, count: diff.newCount, total: total, batch: updates))
+            }
+        }
+    }
+}
+
+/// One subscriber's place in the feed.
+private struct Subscription {
+    let id: String
+    let limit: Int?
+    let maxInFlight: Int
+    var lastSentSeq = 0
+    var lastAckedSeq = 0
+    /// What the subscriber last saw of every chat changed since its last batch.
+    var known: [String: KnownChat] = [:]
+    /// The pure-update batch that must follow the last structural batch, with its moment's
+    /// row count and total.
+    var deferred: (batch: Batch<Chat>, count: Int, total: Int)?
+
+    init(id: String, limit: Int?, maxInFlight: Int) {
+        self.id = id
+        self.limit = limit
+        self.maxInFlight = maxInFlight
+    }
+
+    var canSend: Bool { maxInFlight == 0 || lastSentSeq - lastAckedSeq < maxInFlight }
+}

@@ -1,0 +1,577 @@
+/// A sorted set with order statistics: the rank of any value and the element at any rank, both in
+/// O(log n), with inserts and removals in O(log n) comparisons plus a short, cache-friendly shift.
+///
+/// The feed engine keeps every chat's `ChatOrderKey` in one of these: `rank(of:)` is a chat's row
+/// index in the chat list, `element(at:)` the chat at a row, and `elements(from:count:)` a window.
+///
+/// ## Design
+/// A two-level blocked sorted array (the layout of Python's `sortedcontainers.SortedList`):
+/// - `blocks`: sorted arrays of about `blockSize` elements each (512 by default), every element of
+///   block `i` less than every element of block `i + 1`; no block is empty.
+/// - `maxes`: the last (greatest) element of each block, so that finding a value's block is a
+///   binary search over one contiguous array instead of one cache miss per block visited.
+/// - `tree`: a Fenwick (binary indexed) tree over the block sizes, giving the number of elements
+///   before a block, and the block holding a rank, in O(log B) for B blocks.
+///
+/// A block that grows past `2 × blockSize` is split in two; a block that shrinks under
+/// `blockSize / 2` is merged with a neighbour (and the result split again if too large); an empty
+/// block is removed. Splits and merges rebuild the Fenwick tree in O(B), which happens at most once
+/// every `blockSize / 2` mutations, so it costs O(1) amortized per operation (B is about 2,000 for
+/// 1,000,000 elements). There are no per-element allocations and no reference-counted nodes.
+///
+/// ## Ordering
+/// Only `<` is used: two elements are the same element when neither is less than the other. The
+/// element type's `==` is never called, so a type whose `==` is coarser or finer than its `<`
+/// (`String` compares by canonical equivalence, `ChatOrderKey.<` compares ids bytewise) still gets
+/// the order of `<`. `<` must be a strict total order.
+///
+/// ## Value semantics
+/// `RankedSet` is a struct made of standard arrays, so it has value semantics with copy-on-write
+/// of each array: copying a set is O(1), and the first mutation of a shared copy copies the outer
+/// arrays (O(B)) and then each block it touches (O(blockSize)). Keep a single owner (the feed
+/// engine) to stay on the fast, in-place path.
+///
+/// Not thread-safe for concurrent mutation (like any value); it is `Sendable` when its elements are.
+public struct RankedSet<Element: Comparable> {
+    /// Sorted, non-empty blocks; concatenated they are the whole set in order.
+    @usableFromInline var blocks: [[Element]]
+    /// `maxes[i] == blocks[i].last!`.
+    @usableFromInline var maxes: [Element]
+    /// Fenwick tree over `blocks[i].count`, 1-based: `tree.count == blocks.count + 1`.
+    @usableFromInline var tree: [Int]
+    /// The number of elements.
+    @usableFromInline var _count: Int
+    /// The load factor: blocks are split above `2 * blockSize` and merged below `blockSize / 2`.
+    @usableFromInline let blockSize: Int
+
+    /// The default load factor, tuned for elements of a few dozen bytes such as `ChatOrderKey`.
+    public static var defaultBlockSize: Int { 512 }
+
+    /// An empty set.
+    ///
+    /// - Complexity: O(1).
+    @inlinable
+    public init() {
+        self.init(_blockSize: Self.defaultBlockSize)
+    }
+
+    /// An empty set with the given load factor (at least 4). Smaller blocks make splits and
+    /// merges frequent; only tests and benchmarks have a reason to choose it.
+    ///
+    /// - Complexity: O(1).
+    @_spi(Testing)
+    @inlinable
+    public init(blockSize: Int) {
+        self.init(_blockSize: blockSize)
+    }
+
+    @inlinable
+    init(_blockSize blockSize: Int) {
+        precondition(blockSize >= 4, "RankedSet: blockSize must be at least 4")
+        self.blocks = []
+        self.maxes = []
+        self.tree = [0]
+        self._count = 0
+        self.blockSize = blockSize
+    }
+
+    /// A set holding the elements of `sorted`, which must be strictly increasing (sorted by `<`
+    /// and free of duplicates); this is checked, and a violation stops the program.
+    ///
+    /// Loading 1,000,000 elements fills ~2,000 blocks exactly to the load factor: one allocation
+    /// per block, no comparisons besides the order check, no rebalancing.
+    ///
+    /// - Complexity: O(n).
+    @inlinable
+    public init(sorted: some Sequence<Element>) {
+        self.init(_sorted: sorted, blockSize: Self.defaultBlockSize)
+    }
+
+    /// `init(sorted:)` with the given load factor (see `init(blockSize:)`).
+    ///
+    /// - Complexity: O(n).
+    @_spi(Testing)
+    @inlinable
+    public init(sorted: some Sequence<Element>, blockSize: Int) {
+        self.init(_sorted: sorted, blockSize: blockSize)
+    }
+
+    @inlinable
+    init(_sorted sorted: some Sequence<Element>, blockSize: Int) {
+        self.init(_blockSize: blockSize)
+        let estimate = sorted.underestimatedCount
+        if estimate > 0 {
+            let blockCount = (estimate + blockSize - 1) / blockSize
+            blocks.reserveCapacity(blockCount)
+            maxes.reserveCapacity(blockCount)
+        }
+        var current: [Element] = []
+        current.reserveCapacity(blockSize)
+        var previous: Element? = nil
+        for element in sorted {
+            if let previous {
+                precondition(previous < element, "RankedSet(sorted:): elements must be strictly increasing")
+            }
+            previous = element
+            current.append(element)
+            if current.count == blockSize {
+                maxes.append(element)
+                blocks.append(current)
+                current = []
+                current.reserveCapacity(blockSize)
+            }
+        }
+        if let last = current.last {
+            maxes.append(last)
+            blocks.append(current)
+        }
+        _count = blocks.count == 0 ? 0 : (blocks.count - 1) * blockSize + blocks[blocks.count - 1].count
+        rebuildTree()
+    }
+
+    // MARK: - Size
+
+    /// The number of elements.
+    ///
+    /// - Complexity: O(1).
+    @inlinable
+    public var count: Int { _count }
+
+    /// Whether the set is empty.
+    ///
+    /// - Complexity: O(1).
+    @inlinable
+    public var isEmpty: Bool { _count == 0 }
+
+    /// The least element (rank 0), or nil when the set is empty.
+    ///
+    /// - Complexity: O(1).
+    @inlinable
+    public var first: Element? { blocks.first?.first }
+
+    /// The greatest element (rank `count - 1`), or nil when the set is empty.
+    ///
+    /// - Complexity: O(1).
+    @inlinable
+    public var last: Element? { maxes.last }
+
+    // MARK: - Queries
+
+    /// Whether `element` is in the set (neither less nor greater than a member).
+    ///
+    /// - Complexity: O(log n) comparisons.
+    @inlinable
+    public func contains(_ element: Element) -> Bool {
+        let b = blockIndex(for: element)
+        if b == blocks.count { return false }
+        return blocks[b].withUnsafeBufferPointer { block in
+            let i = Self.lowerBound(block, element)
+            return !(element < block[i])  // i < block.count because maxes[b] >= element
+        }
+    }
+
+    /// The number of elements strictly less than `element`; `element` need not be in the set.
+    /// For a member, this is its position in sorted order (its row index in the chat list).
+    ///
+    /// - Complexity: O(log n).
+    @inlinable
+    public func rank(of element: Element) -> Int {
+        let b = blockIndex(for: element)
+        if b == blocks.count { return _count }
+        let inBlock = blocks[b].withUnsafeBufferPointer { Self.lowerBound($0, element) }
+        return prefixCount(blocks: b) + inBlock
+    }
+
+    /// The element at `rank` in sorted order; `rank` must be in `0..<count`.
+    ///
+    /// - Complexity: O(log n).
+    @inlinable
+    public func element(at rank: Int) -> Element {
+        precondition(rank >= 0 && rank < _count, "RankedSet.element(at:): rank out of range")
+        let (b, offset) = locate(rank)
+        return blocks[b][offset]
+    }
+
+    /// Up to `count` elements in sorted order starting at `rank` (fewer when the set ends first):
+    /// a window snapshot such as the top 50, or a few elements around a window boundary.
+    /// `rank` must be in `0...self.count` and `count` non-negative.
+    ///
+    /// - Complexity: O(log n + k) for the k elements returned.
+    @inlinable
+    public func elements(from rank: Int, count: Int) -> [Element] {
+        precondition(rank >= 0 && rank <= _count, "RankedSet.elements(from:count:): rank out of range")
+        precondition(count >= 0, "RankedSet.elements(from:count:): negative count")
+        let wanted = Swift.min(count, _count - rank)
+        if wanted == 0 { return [] }
+        var result: [Element] = []
+        result.reserveCapacity(wanted)
+        var (b, offset) = locate(rank)
+        while result.count < wanted {
+            let block = blocks[b]
+            let take = Swift.min(block.count - offset, wanted - result.count)
+            result.append(contentsOf: block[offset..<(offset + take)])
+            b += 1
+            offset = 0
+        }
+        return result
+    }
+
+    /// The elements from `rank` to the end, in sorted order, lazily: nothing is copied until
+    /// iterated. `rank` must be in `0...count`. The sequence iterates the set as it was when this
+    /// was called, whatever happens to the set afterwards.
+    ///
+    /// - Complexity: O(log n) to start, then O(1) per element.
+    @inlinable
+    public func elements(from rank: Int) -> Elements {
+        precondition(rank >= 0 && rank <= _count, "RankedSet.elements(from:): rank out of range")
+        if rank == _count { return Elements(blocks: blocks, block: blocks.count, offset: 0) }
+        let (b, offset) = locate(rank)
+        return Elements(blocks: blocks, block: b, offset: offset)
+    }
+
+    // MARK: - Mutations
+
+    /// Inserts `element`; returns false (and changes nothing) when it is already present.
+    ///
+    /// - Complexity: O(log n) comparisons plus a shift of at most `2 × blockSize` elements within
+    ///   one block; O(log n) amortized overall (an occasional split costs O(blockSize + B)).
+    @inlinable
+    @discardableResult
+    public mutating func insert(_ element: Element) -> Bool {
+        if blocks.isEmpty {
+            var block: [Element] = []
+            block.reserveCapacity(blockSize)
+            block.append(element)
+            blocks.append(block)
+            maxes.append(element)
+            _count = 1
+            rebuildTree()
+            return true
+        }
+        var b = blockIndex(for: element)
+        if b == blocks.count {
+            // Greater than everything: append to the last block.
+            b -= 1
+            reserveForOneMore(b)
+            blocks[b].append(element)
+            maxes[b] = element
+        } else {
+            let i = blocks[b].withUnsafeBufferPointer { Self.lowerBound($0, element) }
+            if !(element < blocks[b][i]) { return false }  // already present
+            reserveForOneMore(b)
+            blocks[b].insert(element, at: i)
+        }
+        _count += 1
+        if blocks[b].count > 2 * blockSize {
+            split(b)
+        } else {
+            treeAdd(b, 1)
+        }
+        return true
+    }
+
+    /// Removes `element`; returns false (and changes nothing) when it is not present.
+    ///
+    /// - Complexity: O(log n) comparisons plus a shift of at most `2 × blockSize` elements within
+    ///   one block; O(log n) amortized overall (an occasional merge costs O(blockSize + B)).
+    @inlinable
+    @discardableResult
+    public mutating func remove(_ element: Element) -> Bool {
+        let b = blockIndex(for: element)
+        if b == blocks.count { return false }
+        let i = blocks[b].withUnsafeBufferPointer { Self.lowerBound($0, element) }
+        if element < blocks[b][i] { return false }  // not present
+        removeElement(block: b, offset: i)
+        return true
+    }
+
+    /// Removes and returns the element at `rank`, which must be in `0..<count`.
+    ///
+    /// - Complexity: as `remove(_:)`, without comparisons.
+    @inlinable
+    @discardableResult
+    public mutating func remove(at rank: Int) -> Element {
+        precondition(rank >= 0 && rank < _count, "RankedSet.remove(at:): rank out of range")
+        let (b, offset) = locate(rank)
+        let element = blocks[b][offset]
+        removeElement(block: b, offset: offset)
+        return element
+    }
+
+    /// Removes every element.
+    ///
+    /// - Complexity: O(n) to release the elements.
+    @inlinable
+    public mutating func removeAll() {
+        blocks = []
+        maxes = []
+        tree = [0]
+        _count = 0
+    }
+
+    // MARK: - Internals
+
+    /// Removes `blocks[b][offset]` and rebalances.
+    @inlinable
+    mutating func removeElement(block b: Int, offset: Int) {
+        blocks[b].remove(at: offset)
+        _count -= 1
+        let remaining = blocks[b].count
+        if remaining == 0 {
+            blocks.remove(at: b)
+            maxes.remove(at: b)
+            rebuildTree()
+            return
+        }
+        if offset == remaining {
+            maxes[b] = blocks[b][remaining - 1]
+        }
+        if remaining < blockSize / 2 && blocks.count > 1 {
+            merge(b)
+        } else {
+            treeAdd(b, -1)
+        }
+    }
+
+    /// The index of the first block whose greatest element is not less than `element`, or
+    /// `blocks.count` when `element` is greater than every element.
+    @inlinable
+    func blockIndex(for element: Element) -> Int {
+        maxes.withUnsafeBufferPointer { Self.lowerBound($0, element) }
+    }
+
+    /// The index of the first element of `buffer` that is not less than `element`.
+    @inlinable
+    static func lowerBound(_ buffer: UnsafeBufferPointer<Element>, _ element: Element) -> Int {
+        var low = 0
+        var size = buffer.count
+        while size > 0 {
+            let half = size / 2
+            let middle = low + half
+            if buffer[middle] < element {
+                low = middle + 1
+                size -= half + 1
+            } else {
+                size = half
+            }
+        }
+        return low
+    }
+
+    /// Grows block `b` when it is full, never past `2 × blockSize + 1` (the most a block holds
+    /// before it is split), instead of letting `Array` double its buffer: a block's buffer stays
+    /// within 2 × its largest possible contents.
+    @inlinable
+    mutating func reserveForOneMore(_ b: Int) {
+        let capacity = blocks[b].capacity
+        if blocks[b].count == capacity {
+            blocks[b].reserveCapacity(Swift.min(Swift.max(2 * capacity, 16), 2 * blockSize + 1))
+        }
+    }
+
+    /// Splits the oversized block `b` into two halves, each in a fresh buffer sized to its
+    /// contents plus room for `blockSize / 2` inserts.
+    @inlinable
+    mutating func split(_ b: Int) {
+        let count = blocks[b].count
+        let half = count / 2
+        let room = blockSize / 2
+        var lower: [Element] = []
+        lower.reserveCapacity(half + room)
+        lower.append(contentsOf: blocks[b][..<half])
+        var upper: [Element] = []
+        upper.reserveCapacity(count - half + room)
+        upper.append(contentsOf: blocks[b][half...])
+        blocks[b] = lower
+        let upperMax = maxes[b]
+        maxes[b] = lower[half - 1]
+        blocks.insert(upper, at: b + 1)
+        maxes.insert(upperMax, at: b + 1)
+        rebuildTree()
+    }
+
+    /// Merges the undersized block `b` with a neighbour, splitting the result if it is too large.
+    @inlinable
+    mutating func merge(_ b: Int) {
+        // Merge the pair (left, left + 1).
+        let left = b > 0 ? b - 1 : b
+        let moved = blocks.remove(at: left + 1)
+        let movedMax = maxes.remove(at: left + 1)
+        blocks[left].reserveCapacity(blocks[left].count + moved.count)  // exactly, not doubled
+        blocks[left].append(contentsOf: moved)
+        maxes[left] = movedMax
+        if blocks[left].count > 2 * blockSize {
+            split(left)  // rebuilds the tree
+        } else {
+            rebuildTree()
+        }
+    }
+
+    /// Rebuilds the Fenwick tree from the block sizes.
+    ///
+    /// - Complexity: O(B).
+    @inlinable
+    mutating func rebuildTree() {
+        let n = blocks.count
+        if tree.count == n + 1 {
+            tree.withUnsafeMutableBufferPointer { t in t.update(repeating: 0) }
+        } else {
+            tree = Array(repeating: 0, count: n + 1)
+        }
+        guard n > 0 else { return }
+        blocks.withUnsafeBufferPointer { blocks in
+            tree.withUnsafeMutableBufferPointer { t in
+                for i in 1...n {
+                    t[i] += blocks[i - 1].count
+                    let parent = i + (i & -i)
+                    if parent <= n { t[parent] += t[i] }
+                }
+            }
+        }
+    }
+
+    /// Adds `delta` to the size recorded for block `b`.
+    @inlinable
+    mutating func treeAdd(_ b: Int, _ delta: Int) {
+        tree.withUnsafeMutableBufferPointer { t in
+            let n = t.count - 1
+            var i = b + 1
+            while i <= n {
+                t[i] += delta
+                i += i & -i
+            }
+        }
+    }
+
+    /// The number of elements in `blocks[0..<b]`.
+    @inlinable
+    func prefixCount(blocks b: Int) -> Int {
+        tree.withUnsafeBufferPointer { t in
+            var sum = 0
+            var i = b
+            while i > 0 {
+                sum += t[i]
+                i -= i & -i
+            }
+            return sum
+        }
+    }
+
+    /// The block holding `rank` (in `0..<count`) and the offset of that rank in it.
+    @inlinable
+    func locate(_ rank: Int) -> (block: Int, offset: Int) {
+        tree.withUnsafeBufferPointer { t in
+            let n = t.count - 1
+            var position = 0
+            var remaining = rank
+            var step = n == 0 ? 0 : 1 << (Int.bitWidth - 1 - n.leadingZeroBitCount)
+            while step > 0 {
+                let next = position + step
+                if next <= n && t[next] <= remaining {
+                    position = next
+                    remaining -= t[next]
+                }
+                step >>= 1
+            }
+            return (position, remaining)
+        }
+    }
+}
+
+// MARK: - Iteration
+
+extension RankedSet: Sequence {
+    /// Iterates the elements from a rank to the end, in order. It holds the blocks as they were
+    /// when it was made (a copy-on-write snapshot): while one is alive, the set's next mutation
+    /// copies the outer arrays (O(B)) and the block it touches, so iterate and drop it rather
+    /// than keep it across mutations.
+    public struct Elements: Sequence, IteratorProtocol {
+        @usableFromInline let blocks: [[Element]]
+        @usableFromInline var block: Int
+        @usableFromInline var offset: Int
+
+        @inlinable
+        init(blocks: [[Element]], block: Int, offset: Int) {
+            self.blocks = blocks
+            self.block = block
+            self.offset = offset
+        }
+
+        @inlinable
+        public mutating func next() -> Element? {
+            guard block < blocks.count else { return nil }
+            let current = blocks[block]
+            let element = current[offset]
+            offset += 1
+            if offset == current.count {
+                block += 1
+                offset = 0
+            }
+            return element
+        }
+    }
+
+    /// Iterates every element in sorted order.
+    ///
+    /// - Complexity: O(1) to start, O(1) per element.
+    @inlinable
+    public func makeIterator() -> Elements {
+        Elements(blocks: blocks, block: 0, offset: 0)
+    }
+
+    @inlinable
+    public var underestimatedCount: Int { _count }
+}
+
+extension RankedSet: Sendable where Element: Sendable {}
+extension RankedSet.Elements: Sendable where Element: Sendable {}
+
+extension RankedSet: CustomStringConvertible {
+    public var description: String {
+        "RankedSet(\(Array(self)))"
+    }
+}
+
+// MARK: - Testing
+
+extension RankedSet {
+    /// Every structural invariant that does not hold (empty when the set is sound). For tests.
+    ///
+    /// - Complexity: O(n).
+    @_spi(Testing)
+    public func invariantViolations() -> [String] {
+        var problems: [String] = []
+        if blocks.count != maxes.count { problems.append("maxes out of step with blocks") }
+        if tree.count != blocks.count + 1 { problems.append("tree out of step with blocks") }
+        if !problems.isEmpty { return problems }
+        var total = 0
+        var previous: Element? = nil
+        for (b, block) in blocks.enumerated() {
+            guard let last = block.last else {
+                problems.append("empty block \(b)")
+                continue
+            }
+            if block.count > 2 * blockSize { problems.append("oversized block \(b): \(block.count)") }
+            if last < maxes[b] || maxes[b] < last { problems.append("stale max of block \(b)") }
+            for element in block {
+                if let previous, !(previous < element) {
+                    problems.append("not strictly increasing in block \(b)")
+                }
+                previous = element
+            }
+            if prefixCount(blocks: b) != total { problems.append("Fenwick prefix wrong at block \(b)") }
+            total += block.count
+        }
+        if total != _count { problems.append("count \(_count) but \(total) elements") }
+        if prefixCount(blocks: blocks.count) != total { problems.append("Fenwick total wrong") }
+        return problems
+    }
+
+    /// The sizes of the blocks, for tests that check splits and merges happen.
+    @_spi(Testing)
+    public var blockSizes: [Int] { blocks.map(\.count) }
+
+    /// The capacities of the blocks' buffers, for tests that check memory stays bounded.
+    @_spi(Testing)
+    public var blockCapacities: [Int] { blocks.map(\.capacity) }
+}

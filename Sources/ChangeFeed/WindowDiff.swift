@@ -1,0 +1,146 @@
+import ChatModel
+import ListDiff
+
+/// What a subscriber last saw of a chat in the whole chat list (nil when it did not exist).
+/// Content is compared whole, so that a chat removed and created again with the same id and
+/// revision still gets its new content.
+struct KnownChat {
+    var chat: Chat?
+
+    var key: ChatOrderKey? { chat?.orderKey }
+}
+
+/// The batches that bring a subscriber from the list it knows to the current list, computed
+/// from the chats that changed, without materializing either list.
+///
+/// The subscriber's list is the first `limit` rows (all when nil) of the chat list as it was, which
+/// is the current index with every chat of `known` put back where it was. Only chats whose order
+/// key changed may move, upward-preferred among them (SPEC §3); chats entering or leaving a
+/// window are inserts and deletes.
+///
+/// - Complexity: O(d log n) for d changed chats in a list of n.
+struct WindowDiff {
+    var structural: Batch<Chat>?
+    var updates: Batch<Chat>?
+    /// Rows in the subscriber's list after the batches.
+    var newCount: Int
+
+    private struct Row {
+        var id: String
+        var oldIndex: Int?
+        var newIndex: Int?
+        var keyChanged = false
+        var revisionChanged = false
+    }
+
+    init(index: ChatIndex, known: [String: KnownChat], limit: Int?) {
+        // Phase 1: the old list's ranks, from the index corrected by the changed chats.
+        let oldKeys = known.values.compactMap(\.key).sorted()
+        let newKeys = known.keys.compactMap { index.chat(id: $0)?.orderKey }.sorted()
+        let window = limit ?? Int.max
+        newCount = min(window, index.count)
+        func oldRank(_ key: ChatOrderKey) -> Int {
+            index.rank(of: key) - newKeys.lowerBound(of: key) + oldKeys.lowerBound(of: key)
+        }
+
+        // Phase 2: the rows that differ — changed chats, and unchanged chats that cross the
+        // window's edge (they are within `known.count` rows of it).
+        var rows: [Row] = []
+        rows.reserveCapacity(known.count)
+        for (id, was) in known {
+            let now = index.chat(id: id)
+            var row = Row(id: id)
+            if let key = was.key {
+                let rank = oldRank(key)
+                if rank < window { row.oldIndex = rank }
+            }
+            if let key = now?.orderKey {
+                let rank = index.rank(of: key)
+                if rank < window { row.newIndex = rank }
+            }
+            guard row.oldIndex != nil || row.newIndex != nil else { continue }
+            row.keyChanged = was.key != nil && now != nil && was.key != now?.orderKey
+            row.revisionChanged = was.chat != now
+            rows.append(row)
+        }
+        if let limit {
+            let start = max(0, limit - known.count)
+            let scanned = index.keys(from: start, count: min(index.count, limit + known.count) - start)
+            for (offset, key) in scanned.enumerated() where known[key.id] == nil {
+                let newRank = start + offset
+                let rank = oldRank(key)
+                if (rank < limit) != (newRank < limit) {
+                    rows.append(Row(id: key.id, oldIndex: rank < limit ? rank : nil, newIndex: newRank < limit ? newRank : nil))
+                }
+            }
+        }
+
+        // Phase 3: deletes, inserts, and the rows that may move.
+        var deletes: [Int] = []
+        var inserts: [IndexedItem<Chat>] = []
+        var movable: [Row] = []
+        for row in rows {
+            switch (row.oldIndex, row.newIndex) {
+            case (let old?, nil): deletes.append(old)
+            case (nil, let new?): inserts.append(IndexedItem(index: new, item: index.chat(id: row.id)!))
+            case (_?, _?) where row.keyChanged: movable.append(row)
+            default: break
+            }
+        }
+        deletes.sort(by: >)
+        inserts.sort { $0.index < $1.index }
+
+        // Phase 4: a movable row can stay only where as many fixed rows precede it in both lists;
+        // among those, the upward-preferred heaviest increasing subsequence stays.
+        let deletedOld = deletes.reversed() as [Int]
+        let insertedNew = inserts.map(\.index)
+        let movableOld = movable.map { $0.oldIndex! }.sorted()
+        let movableNew = movable.map { $0.newIndex! }.sorted()
+        movable.sort { $0.oldIndex! < $1.oldIndex! }
+        var candidates: [Int] = []
+        var wentUp: [Bool] = []
+        for (position, row) in movable.enumerated() {
+            let old = row.oldIndex!
+            let new = row.newIndex!
+            let commonBeforeOld = old - deletedOld.lowerBound(of: old)
+            let commonBeforeNew = new - insertedNew.lowerBound(of: new)
+            if commonBeforeOld - movableOld.lowerBound(of: old) == commonBeforeNew - movableNew.lowerBound(of: new) {
+                candidates.append(position)
+                wentUp.append(commonBeforeNew < commonBeforeOld)
+            }
+        }
+        var stays = [Bool](repeating: false, count: movable.count)
+        let chosen = UpwardPreferredStays.select(
+            newPositions: candidates.map { movable[$0].newIndex! }, wentUp: wentUp)
+        for (candidate, stay) in zip(candidates, chosen) where stay { stays[candidate] = true }
+        var moves: [Move] = []
+        for (position, row) in movable.enumerated() where !stays[position] {
+            moves.append(Move(from: row.oldIndex!, to: row.newIndex!))
+        }
+
+        // Phase 5: rows present before and after whose content changed, at their new index.
+        var updates: [IndexedItem<Chat>] = []
+        for row in rows where row.oldIndex != nil && row.revisionChanged {
+            if let new = row.newIndex { updates.append(IndexedItem(index: new, item: index.chat(id: row.id)!)) }
+        }
+        updates.sort { $0.index < $1.index }
+        structural = deletes.isEmpty && inserts.isEmpty && moves.isEmpty
+            ? nil : Batch(deletes: deletes, inserts: inserts, moves: moves)
+        self.updates = updates.isEmpty ? nil : Batch(updates: updates)
+    }
+
+    var operationCount: Int { (structural?.operationCount ?? 0) + (updates?.operationCount ?? 0) }
+}
+
+extension Array where Element: Comparable {
+    /// The number of elements less than `value` in a sorted array. O(log n).
+    func lowerBound(of value: Element) -> Int {
+        var low = 0
+        var high = count
+        while low < high {
+            let mid = (low + high) / 2
+            if self[mid] < value { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+}

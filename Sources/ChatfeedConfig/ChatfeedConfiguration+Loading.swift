@@ -1,0 +1,171 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension ChatfeedConfiguration {
+    /// The environment variable naming a configuration file.
+    public static let environmentVariable = "CHATFEED_CONFIG"
+    /// The file read, relative to the current directory, when none is named.
+    public static let defaultFile = "Config/chatfeed.json"
+
+    /// Loads the configuration: `file` when given (it must exist), else `$CHATFEED_CONFIG` when
+    /// set (it must exist), else `Config/chatfeed.json` when it exists, else the built-in
+    /// defaults. A file overrides only the keys it has.
+    public static func load(file: String?) throws(ConfigError) -> ChatfeedConfiguration {
+        try load(file: file, environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// `load(file:)` with an explicit environment and fallback file, for tests and embedding.
+    public static func load(
+        file: String?, environment: [String: String], fallback: String = defaultFile
+    ) throws(ConfigError) -> ChatfeedConfiguration {
+        guard let path = resolveFile(file, environment: environment, fallback: fallback) else { return .defaults }
+        return try read(file: path)
+    }
+
+    /// The file `load` reads, or nil for the built-in defaults.
+    public static func resolveFile(
+        _ file: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+        fallback: String = defaultFile
+    ) -> String? {
+        if let file { return file }
+        if let named = environment[environmentVariable], !named.isEmpty { return named }
+        return FileManager.default.fileExists(atPath: fallback) ? fallback : nil
+    }
+
+    /// Reads one configuration file over the defaults.
+    public static func read(file path: String) throws(ConfigError) -> ChatfeedConfiguration {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw ConfigError(.fileNotFound, source: path, message: "the file does not exist")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigError(.unreadable, source: path, message: "the file cannot be read")
+        }
+        return try parse(Array(data), source: path)
+    }
+
+    /// Parses configuration JSON over `base`; `source` names the file in errors.
+    public static func parse(
+        _ bytes: [UInt8], source: String, over base: ChatfeedConfiguration = .defaults
+    ) throws(ConfigError) -> ChatfeedConfiguration {
+        if let invalid = ConfigJSON.firstInvalidUTF8(in: bytes) {
+            let (line, column) = ConfigJSON.position(of: invalid, in: bytes)
+            throw ConfigError(.malformedJSON(line: line, column: column), source: source, message: "the file is not valid UTF-8")
+        }
+        let json: ConfigJSON
+        do {
+            json = try ConfigJSON.parse(bytes)
+        } catch {
+            let (line, column) = ConfigJSON.position(of: error.offset, in: bytes)
+            throw ConfigError(.malformedJSON(line: line, column: column), source: source, message: "invalid JSON: \(error.message)")
+        }
+        guard case .object(let members) = json else {
+            throw ConfigError(.notAnObject, source: source, message: "the file must hold a JSON object, not \(json.typeDescription)")
+        }
+        var configuration = base
+        var seen = Set<String>()
+        for (key, value) in members {
+            guard seen.insert(key).inserted else {
+                throw ConfigError(.duplicateKey, source: source, key: key, message: "the key appears more than once")
+            }
+            try configuration.set(key, to: value, source: source)
+        }
+        return configuration
+    }
+
+    /// Sets `key` from text given on a command line (`--poll-interval-milliseconds 50`…): numbers
+    /// are parsed, enums checked. `source` names the origin in errors (e.g. the flag).
+    public mutating func set(_ key: String, text: String, source: String = "command line") throws(ConfigError) {
+        let value: ConfigJSON
+        if key == "database" || key == "durability" || key == "logLevel" {
+            value = .string(text)
+        } else if let integer = Int64(text) {
+            value = .integer(integer)
+        } else if let double = Double(text), double.isFinite, text.allSatisfy({ "0123456789.eE+-".contains($0) }) {
+            value = .double(double)
+        } else {
+            value = .string(text)
+        }
+        try set(key, to: value, source: source)
+    }
+
+    /// Checks every value against its allowed range (after flags set properties directly).
+    public func validate(source: String = "command line") throws(ConfigError) {
+        var copy = ChatfeedConfiguration.defaults
+        try copy.set("database", to: .string(database), source: source)
+        for (key, value) in [
+            ("busyTimeoutMilliseconds", busyTimeoutMilliseconds), ("cacheSizeKiB", cacheSizeKiB),
+            ("pollIntervalMilliseconds", pollIntervalMilliseconds), ("maxLineBytes", maxLineBytes),
+            ("defaultMaxInFlight", defaultMaxInFlight), ("groupCommitMaxEvents", groupCommitMaxEvents),
+        ] {
+            try copy.set(key, to: .integer(Int64(value)), source: source)
+        }
+        try copy.set("resetThreshold", to: .double(resetThreshold), source: source)
+    }
+
+    private mutating func set(_ key: String, to value: ConfigJSON, source: String) throws(ConfigError) {
+        func wrongType(_ expected: String) -> ConfigError {
+            ConfigError(.wrongType, source: source, key: key, message: "must be \(expected), not \(value.typeDescription)")
+        }
+        func integer() throws(ConfigError) -> Int {
+            let range = Self.integerRanges[key]!
+            let number: Int64
+            switch value {
+            case .integer(let integer): number = integer
+            case .double(let double):
+                guard let exact = Int64(exactly: double) else { throw wrongType("an integer") }
+                number = exact
+            default: throw wrongType("an integer")
+            }
+            guard number >= range.lowerBound, number <= range.upperBound else {
+                let bounds = range.upperBound >= Int(Int32.max)
+                    ? "at least \(range.lowerBound)" : "between \(range.lowerBound) and \(range.upperBound)"
+                throw ConfigError(.outOfRange, source: source, key: key, message: "must be \(bounds), not \(number)")
+            }
+            return Int(number)
+        }
+        func choice<T: RawRepresentable & CaseIterable>(_: T.Type) throws(ConfigError) -> T where T.RawValue == String {
+            guard case .string(let string) = value else {
+                throw wrongType("one of " + T.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))
+            }
+            guard let result = T(rawValue: string) else {
+                let allowed = T.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+                throw ConfigError(.outOfRange, source: source, key: key, message: "must be one of \(allowed), not \"\(string)\"")
+            }
+            return result
+        }
+        switch key {
+        case "database":
+            guard case .string(let path) = value else { throw wrongType("a file path (string)") }
+            guard !path.isEmpty else {
+                throw ConfigError(.outOfRange, source: source, key: key, message: "must not be empty")
+            }
+            database = path
+        case "busyTimeoutMilliseconds": busyTimeoutMilliseconds = try integer()
+        case "durability": durability = try choice(Durability.self)
+        case "cacheSizeKiB": cacheSizeKiB = try integer()
+        case "pollIntervalMilliseconds": pollIntervalMilliseconds = try integer()
+        case "maxLineBytes": maxLineBytes = try integer()
+        case "defaultMaxInFlight": defaultMaxInFlight = try integer()
+        case "groupCommitMaxEvents": groupCommitMaxEvents = try integer()
+        case "logLevel": logLevel = try choice(LogLevel.self)
+        case "resetThreshold":
+            let ratio: Double
+            switch value {
+            case .integer(let integer): ratio = Double(integer)
+            case .double(let double): ratio = double
+            default: throw wrongType("a number")
+            }
+            guard ratio.isFinite, ratio >= 0 else {
+                throw ConfigError(.outOfRange, source: source, key: key, message: "must be a number at least 0, not \(ratio)")
+            }
+            resetThreshold = ratio
+        default:
+            let suggestion = Self.keys.first { $0.lowercased() == key.lowercased() }
+                .map { "; did you mean '\($0)'?" } ?? "; the keys are " + Self.keys.joined(separator: ", ")
+            throw ConfigError(.unknownKey, source: source, key: key, message: "unknown key" + suggestion)
+        }
+    }
+}

@@ -1,0 +1,86 @@
+/// Every setting of `chatfeedd` and `chatfeed`, with its default (SPEC §7).
+///
+/// The JSON keys of a configuration file are the property names. `Config/chatfeed.json` holds
+/// every default; command-line flags override the file by setting the properties.
+public struct ChatfeedConfiguration: Hashable, Sendable {
+    /// SQLite's `synchronous` setting: `normal` (durable at checkpoints in WAL mode) or `full`.
+    public enum Durability: String, CaseIterable, Hashable, Sendable {
+        case normal
+        case full
+    }
+
+    /// The levels of swift-log, by name.
+    public enum LogLevel: String, CaseIterable, Hashable, Sendable {
+        case trace, debug, info, notice, warning, error, critical
+    }
+
+    /// The SQLite database file; created when missing.
+    public var database = "chatfeed.sqlite"
+    /// How long a write waits for another process's lock before failing.
+    public var busyTimeoutMilliseconds = 5000
+    public var durability = Durability.normal
+    /// SQLite's page cache, in KiB.
+    public var cacheSizeKiB = 65536
+    /// How often the daemon looks for other processes' writes where inotify is unavailable (with
+    /// inotify it wakes on their commits and polls only once a second as a safety net).
+    public var pollIntervalMilliseconds = 20
+    /// The longest request line accepted (−32003 beyond it).
+    public var maxLineBytes = 1_048_576
+    /// `maxInFlight` of a subscription that does not choose one.
+    public var defaultMaxInFlight = 1
+    /// The daemon sends `feed.reset` instead of a batch and its deferred batch when their
+    /// operations exceed `resetThreshold ×` the rows of the subscription's list.
+    public var resetThreshold = 1.0
+    /// The most events committed in one transaction (group commit).
+    public var groupCommitMaxEvents = 1000
+    public var logLevel = LogLevel.info
+
+    /// The built-in defaults (equal to `Config/chatfeed.json`).
+    public init() {}
+
+    public static let defaults = ChatfeedConfiguration()
+
+    /// The keys of a configuration file, in the order they are written.
+    public static let keys = [
+        "database", "busyTimeoutMilliseconds", "durability", "cacheSizeKiB", "pollIntervalMilliseconds",
+        "maxLineBytes", "defaultMaxInFlight", "resetThreshold", "groupCommitMaxEvents", "logLevel",
+    ]
+
+    /// The allowed range of each integer key.
+    public static let integerRanges: [String: ClosedRange<Int>] = [
+        "busyTimeoutMilliseconds": 0...Int(Int32.max),
+        "cacheSizeKiB": 0...Int(Int32.max),
+        "pollIntervalMilliseconds": 1...60_000,
+        "maxLineBytes": 1...(1 << 30),
+        "defaultMaxInFlight": 0...1_000_000,
+        "groupCommitMaxEvents": 1...1_000_000,
+    ]
+
+    /// The configuration as a JSON file: every key, one per line, in `keys` order.
+    public var jsonText: String {
+        func quoted(_ string: String) -> String {
+            var result = "\""
+            for scalar in string.unicodeScalars {
+                switch scalar {
+                case "\"": result += "\\\""
+                case "\\": result += "\\\\"
+                case "\n": result += "\\n"
+                case "\r": result += "\\r"
+                case "\t": result += "\\t"
+                case _ where scalar.value < 0x20:
+                    let hex = String(scalar.value, radix: 16)
+                    result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                default: result.unicodeScalars.append(scalar)
+                }
+            }
+            return result + "\""
+        }
+        let values: [String] = [
+            quoted(database), String(busyTimeoutMilliseconds), quoted(durability.rawValue), String(cacheSizeKiB),
+            String(pollIntervalMilliseconds), String(maxLineBytes), String(defaultMaxInFlight),
+            String(resetThreshold), String(groupCommitMaxEvents), quoted(logLevel.rawValue),
+        ]
+        let lines = zip(Self.keys, values).map { "  \"\($0)\": \($1)" }
+        return "{\n" + lines.joined(separator: ",\n") + "\n}\n"
+    }
+}

@@ -1,0 +1,336 @@
+import ChangeFeed
+import ChatModel
+import ChatStore
+import Foundation
+import ListDiff
+import Logging
+import Synchronization
+import WireProtocol
+
+/// The daemon's single serialization point: it owns the store connection, the feed and stdout,
+/// and handles every request and every commit, its own or another process's, in one order.
+///
+/// Everything but `requestShutdown()` runs on the engine thread. A round takes all the input that
+/// has arrived, commits consecutive writes in one transaction (group commit), answers, catches
+/// the feed up from the change log, and writes the batches, without ever yielding in between.
+final class Engine: @unchecked Sendable {
+    private let options: ServerOptions
+    private let logger: Logger
+    private let store: ChatStore
+    private let feed: ChangeFeed
+    private let queue = InputQueue()
+    private let output: OutputWriter
+    private let inputDescriptor: Int32
+    private var framer: LineFramer
+    private var lastSequence: Int64
+    private var lastDataVersion: Int64
+    /// Writes waiting for the group commit, in arrival order; a write whose params were invalid
+    /// waits too, so that responses keep the order of the requests.
+    private var pendingWrites: [(id: JSONValue?, method: String, event: Result<ChatEvent, RPCError>)] = []
+    private let shutdownRequested = Atomic<Bool>(false)
+    private let startedAt = Date()
+
+    /// Opens (or creates) the database and loads the chat list.
+    init(options: ServerOptions, logger: Logger, input: Int32, output: Int32) throws {
+        self.options = options
+        self.logger = logger
+        store = try ChatStore(path: options.databasePath, options: options.store)
+        let loaded = try store.allChats()
+        feed = ChangeFeed(chats: loaded.chats, options: options.feed)
+        lastSequence = loaded.latestSequence
+        lastDataVersion = try store.dataVersion()
+        framer = LineFramer(maxLineBytes: options.maxLineBytes)
+        inputDescriptor = input
+        self.output = OutputWriter(fileDescriptor: output)
+        logger.info("loaded chat list", metadata: [
+            "chats": "\(loaded.chats.count)", "changeSequence": "\(loaded.latestSequence)",
+            "database": "\(options.databasePath)",
+        ])
+    }
+
+    /// Runs until end of input, a shutdown request or a closed output; then commits what is
+    /// pending and flushes.
+    func run() {
+        InputReader.start(fileDescriptor: inputDescriptor, into: queue)
+        // With change notifications the poll is only a safety net, so an idle daemon sleeps.
+        let watching = DatabaseWatcher.start(databasePath: options.databasePath, into: queue)
+        let pollInterval = Double(watching ? max(options.pollIntervalMilliseconds, 1000) : options.pollIntervalMilliseconds) / 1000
+        logger.debug("looking for other writers", metadata: [
+            "inotify": "\(watching)", "pollIntervalSeconds": "\(pollInterval)",
+        ])
+        var running = true
+        while running {
+            let stopping = shutdownRequested.load(ordering: .acquiring)
+            let inputs = queue.takeAll(waitingAtMost: stopping ? 0 : pollInterval)
+            for input in inputs {
+                switch input {
+                case .bytes(let bytes):
+                    bytes.withUnsafeBytes { chunk in framer.feed(chunk) { handle($0) } }
+                case .endOfInput:
+                    framer.finish { handle($0) }
+                    running = false
+                    logger.info("end of input: shutting down")
+                case .databaseChanged:
+                    break  // lookForOtherWriters() below checks every round
+                }
+            }
+            commitPendingWrites()
+            lookForOtherWriters()
+            if !output.flush() {
+                logger.info("stdout closed: shutting down")
+                running = false
+            }
+            if stopping {
+                logger.info("shutdown requested: the input already received is handled")
+                running = false
+            }
+        }
+        queue.stop()
+        output.flush()
+    }
+
+    /// Asks the engine to stop after the input it already holds (any thread).
+    func requestShutdown() {
+        shutdownRequested.store(true, ordering: .releasing)
+        queue.wake()
+    }
+
+    // MARK: Requests
+
+    private func handle(_ event: LineFramer.Event) {
+        switch event {
+        case .tooLong(let prefix):
+            commitPendingWrites()
+            respond(id: JSONValue.readableID(in: prefix), error: .tooLong(limit: options.maxLineBytes), isNotification: false)
+        case .line(let line):
+            let request: RPCRequest
+            do {
+                request = try RPCRequest.decode(line: line)
+            } catch {
+                commitPendingWrites()
+                output.enqueue(error.responseLine)
+                logger.debug("bad request line", metadata: ["error": "\(error)"])
+                return
+            }
+            handle(request)
+        }
+    }
+
+    private func handle(_ request: RPCRequest) {
+        let command: WireCommand
+        do {
+            command = try WireCommand(request, now: Self.now())
+        } catch {
+            if WireMethod(rawValue: request.method)?.isWrite == true {
+                queueWrite(id: request.id, method: request.method, .failure(error))
+            } else {
+                commitPendingWrites()
+                respond(id: request.id, error: error, isNotification: request.isNotification, method: request.method)
+            }
+            return
+        }
+        if case .write(let event) = command {
+            queueWrite(id: request.id, method: request.method, .success(event))
+            return
+        }
+        // Reads see every write before them, this process's and others'.
+        commitPendingWrites()
+        lookForOtherWriters()
+        do {
+            let (result, released) = try answer(command)
+            if let id = request.id {
+                switch result {
+                case .value(let value): RPCMessage.appendResultResponse(id: id, result: value, to: &outputBuffer)
+                case .raw(let write): RPCMessage.appendResultResponse(id: id, to: &outputBuffer, writeResult: write)
+                }
+            }
+            enqueue(released)
+        } catch {
+            respond(id: request.id, error: RPCError(mapping: error), isNotification: request.isNotification, method: request.method)
+        }
+        flushOutputBuffer()
+    }
+
+    /// The result of a read or feed request, and the notifications it releases (an ack's), which
+    /// go out after its response.
+    private func answer(_ command: WireCommand) throws -> (Answer, [FeedNotification]) {
+        switch command {
+        case .write:
+            preconditionFailure("writes are committed in groups")
+        case .listChats(let params):
+            let items = feed.index.chats(from: params.offset, count: params.limit)
+            return (.raw { WireResults.appendChatsList(total: self.feed.index.count, items: items, to: &$0) }, [])
+        case .locateChats(let params):
+            return (.value(WireResults.chatsLocate(
+                total: feed.index.count, indices: params.ids.map { ($0, feed.index.index(of: $0)) })), [])
+        case .listMessages(let params):
+            return (.value(WireResults.messagesList(
+                items: try store.messages(chat: params.chat, before: params.before, limit: params.limit))), [])
+        case .subscribe(let params):
+            let snapshot = try feed.subscribe(limit: params.limit, maxInFlight: params.maxInFlight)
+            logger.info("subscribed", metadata: [
+                "subscription": "\(snapshot.subscription)", "limit": "\(params.limit.map(String.init) ?? "all")",
+            ])
+            return (.raw {
+                WireResults.appendFeedSubscribe(
+                    subscription: snapshot.subscription, total: snapshot.total, items: snapshot.items, to: &$0)
+            }, [])
+        case .ack(let params):
+            return (.value(.object([:])), try feed.acknowledge(params.subscription, seq: Int(params.seq)))
+        case .unsubscribe(let params):
+            try feed.unsubscribe(params.subscription)
+            return (.value(.object([:])), [])
+        case .stats:
+            return (.value(try statistics()), [])
+        }
+    }
+
+    /// A result as a JSON value, or written straight to the output (large lists).
+    private enum Answer {
+        case value(JSONValue)
+        case raw((inout [UInt8]) -> Void)
+    }
+
+    private func statistics() throws -> JSONValue {
+        let stats = try store.stats()
+        let subscriptions = feed.subscriptionStats.map { subscription -> JSONValue in
+            .object([
+                "subscription": .string(subscription.subscription),
+                "limit": subscription.limit.map(JSONValue.integer) ?? .null,
+                "maxInFlight": .integer(subscription.maxInFlight),
+                "lastSentSeq": .integer(subscription.lastSentSeq),
+                "lastAckedSeq": .integer(subscription.lastAckedSeq),
+                "pendingChats": .integer(subscription.pendingChats),
+                "deferredPending": .bool(subscription.deferredPending),
+            ])
+        }
+        return .object([
+            "chats": .integer(stats.chats),
+            "messages": .integer(stats.messages),
+            "latestChangeSequence": .integer(stats.latestChangeSequence),
+            "uptimeMs": .integer(Int64(Date().timeIntervalSince(startedAt) * 1000)),
+            "subscriptions": .array(subscriptions),
+        ])
+    }
+
+    // MARK: Writes and the feed
+
+    private func queueWrite(id: JSONValue?, method: String, _ event: Result<ChatEvent, RPCError>) {
+        pendingWrites.append((id, method, event))
+        if pendingWrites.count >= options.groupCommitMaxEvents { commitPendingWrites() }
+    }
+
+    /// Commits the pending writes in one transaction, answers each in order, and sends the batches.
+    private func commitPendingWrites() {
+        guard !pendingWrites.isEmpty else { return }
+        let writes = pendingWrites
+        pendingWrites.removeAll(keepingCapacity: true)
+        let events = writes.compactMap { try? $0.event.get() }
+        var outcomes: [Result<EventResult, ChatError>]
+        do {
+            outcomes = events.isEmpty ? [] : try store.apply(events)
+        } catch {
+            logger.error("group commit failed: nothing of it was written", metadata: [
+                "writes": "\(writes.count)", "error": "\(error)",
+            ])
+            let failure = RPCError(mapping: error)
+            for write in writes {
+                let error = if case .failure(let invalid) = write.event { invalid } else { failure }
+                respond(id: write.id, error: error, isNotification: write.id == nil, method: write.method)
+            }
+            flushOutputBuffer()
+            return
+        }
+        outcomes.reverse()
+        for write in writes {
+            switch write.event {
+            case .failure(let error):
+                respond(id: write.id, error: error, isNotification: write.id == nil, method: write.method)
+            case .success:
+                switch outcomes.popLast()! {
+                case .success(let result):
+                    if let id = write.id { RPCMessage.appendResultResponse(id: id, result: Self.json(result), to: &outputBuffer) }
+                case .failure(let error):
+                    respond(id: write.id, error: RPCError(error), isNotification: write.id == nil, method: write.method)
+                }
+            }
+        }
+        flushOutputBuffer()
+        catchUp()
+    }
+
+    /// Picks up commits of other processes: cheap when there are none (one PRAGMA).
+    private func lookForOtherWriters() {
+        do {
+            let version = try store.dataVersion()
+            guard version != lastDataVersion else { return }
+            lastDataVersion = version
+            catchUp()
+        } catch {
+            logger.error("cannot read the database's data version", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Applies every change logged since the last one seen to the feed, and sends the batches.
+    private func catchUp() {
+        do {
+            let (changes, latest) = try store.changes(after: lastSequence)
+            guard latest > lastSequence else { return }
+            lastSequence = latest
+            enqueue(feed.apply(changes))
+        } catch {
+            logger.error("cannot read the change log", metadata: ["error": "\(error)"])
+        }
+    }
+
+    // MARK: Output
+
+    private var outputBuffer: [UInt8] = []
+
+    private func flushOutputBuffer() {
+        guard !outputBuffer.isEmpty else { return }
+        output.enqueue(outputBuffer)
+        outputBuffer.removeAll(keepingCapacity: true)
+    }
+
+    private func respond(id: JSONValue?, error: RPCError, isNotification: Bool, method: String? = nil) {
+        if isNotification {
+            logger.warning("notification failed", metadata: ["method": "\(method ?? "?")", "error": "\(error)"])
+            return
+        }
+        RPCMessage.appendErrorResponse(id: id ?? .null, error: error, to: &outputBuffer)
+        flushOutputBuffer()
+    }
+
+    private func enqueue(_ notifications: [FeedNotification]) {
+        for notification in notifications {
+            switch notification {
+            case .batch(let subscription, let seq, let count, let total, let batch):
+                let params = FeedBatchParams(
+                    subscription: subscription, seq: Int64(seq), count: count, total: total, deletes: batch.deletes,
+                    inserts: batch.inserts.map { WireIndexedChat(index: $0.index, chat: $0.item) },
+                    moves: batch.moves.map { WireMove(from: $0.from, to: $0.to) },
+                    updates: batch.updates.map { WireIndexedChat(index: $0.index, chat: $0.item) })
+                RPCMessage.appendNotification(method: WireMethod.feedBatchNotification, to: &outputBuffer) {
+                    WireResults.appendFeedBatch(params, to: &$0)
+                }
+            case .reset(let subscription, let seq, let count, let total, let items):
+                RPCMessage.appendNotification(method: WireMethod.feedResetNotification, to: &outputBuffer) {
+                    WireResults.appendFeedReset(
+                        subscription: subscription, seq: Int64(seq), count: count, total: total, items: items, to: &$0)
+                }
+            }
+        }
+        flushOutputBuffer()
+    }
+
+    private static func json(_ result: EventResult) -> JSONValue {
+        switch result {
+        case .chat(let chat): chat.jsonValue
+        case .posted(let duplicate): .object(["duplicate": .bool(duplicate)])
+        case .done: .object([:])
+        }
+    }
+
+    static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
+}

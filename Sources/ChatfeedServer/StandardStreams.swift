@@ -1,0 +1,63 @@
+import Foundation
+
+/// Reads a file descriptor on a dedicated thread (Linux has no async `FileHandle.bytes`) and
+/// hands the chunks to the engine's queue, then `.endOfInput`.
+enum InputReader {
+    static func start(fileDescriptor: Int32, into queue: InputQueue) {
+        let thread = Thread {
+            var buffer = [UInt8](repeating: 0, count: 64 << 10)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(fileDescriptor, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    if !queue.push(.bytes(Array(buffer[0..<count]))) { return }
+                } else if count < 0 && errno == EINTR {
+                    continue
+                } else {
+                    queue.push(.endOfInput)
+                    return
+                }
+            }
+        }
+        thread.name = "chatfeedd.stdin"
+        thread.start()
+    }
+}
+
+/// Writes whole protocol lines to a file descriptor. A closed pipe marks the writer closed
+/// instead of killing the process (SIGPIPE is ignored by the daemon).
+final class OutputWriter {
+    private let fileDescriptor: Int32
+    private(set) var isClosed = false
+    private var pending: [UInt8] = []
+
+    init(fileDescriptor: Int32) {
+        self.fileDescriptor = fileDescriptor
+    }
+
+    /// Queues bytes (whole lines) to be written by the next `flush()`.
+    func enqueue(_ bytes: [UInt8]) {
+        pending.append(contentsOf: bytes)
+    }
+
+    /// Writes everything queued; returns false when the other end is gone.
+    @discardableResult
+    func flush() -> Bool {
+        defer { pending.removeAll(keepingCapacity: pending.count < 1 << 20) }
+        guard !isClosed, !pending.isEmpty else { return !isClosed }
+        var offset = 0
+        while offset < pending.count {
+            let written = pending.withUnsafeBytes { bytes in
+                write(fileDescriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            }
+            if written > 0 {
+                offset += written
+            } else if written < 0 && (errno == EINTR || errno == EAGAIN) {
+                continue
+            } else {
+                isClosed = true
+                return false
+            }
+        }
+        return true
+    }
+}

@@ -1,0 +1,152 @@
+/// The choice of the rows that stay in place, with the upward preference of SPEC §3.
+///
+/// The input describes the items common to two lists, in old order: `newRanks[k]` is the rank of
+/// the k-th common item among the common items in new order (a permutation of `0..<count`). An
+/// item *went up* when `newRanks[k] < k`. The rows that stay form an increasing subsequence of
+/// `newRanks`; among them, first as many items that did not go up as possible, then as many that
+/// went up.
+public enum UpwardPreferredStays {
+    /// Two items that may not move are out of order; `earlier < later` are positions in old order.
+    public struct Conflict: Error, Hashable, Sendable {
+        public var earlier: Int
+        public var later: Int
+
+        @inlinable
+        public init(earlier: Int, later: Int) {
+            self.earlier = earlier
+            self.later = later
+        }
+    }
+
+    /// Which common items stay when any of them may move.
+    ///
+    /// - Returns: `stays[k]` for each common item in old order.
+    /// - Complexity: O(c log c) for c common items.
+    @inlinable
+    public static func select(newRanks: [Int]) -> [Bool] {
+        var stays = [Bool](repeating: false, count: newRanks.count)
+        chooseHeaviestIncreasing(newRanks: newRanks, eligible: nil, wentUp: nil, stays: &stays)
+        return stays
+    }
+
+    /// Which of some candidate items stay, when the caller knows which went up: a maximum-weight
+    /// strictly increasing subsequence of `newPositions` (distinct, in any range) in which every
+    /// item that did not go up outweighs all the items that went up together. The feed uses it
+    /// for the few chats whose order key changed.
+    ///
+    /// - Parameters:
+    ///   - newPositions: each candidate's position in the new list, candidates in old order.
+    ///   - wentUp: whether each candidate went up (SPEC §3).
+    /// - Complexity: O(c log c) for c candidates.
+    @inlinable
+    public static func select(newPositions: [Int], wentUp: [Bool]) -> [Bool] {
+        precondition(wentUp.count == newPositions.count, "wentUp must have one flag per candidate")
+        let order = newPositions.indices.sorted { newPositions[$0] < newPositions[$1] }
+        var ranks = [Int](repeating: 0, count: newPositions.count)
+        for (rank, k) in order.enumerated() { ranks[k] = rank }
+        var stays = [Bool](repeating: false, count: newPositions.count)
+        chooseHeaviestIncreasing(newRanks: ranks, eligible: nil, wentUp: wentUp, stays: &stays)
+        return stays
+    }
+
+    /// Which common items stay when only those with `mayMove[k]` may move; all others stay.
+    ///
+    /// An item that may move stays only if it keeps its place among the items that must stay.
+    ///
+    /// - Throws: `Conflict` when two items that must stay are out of order.
+    /// - Complexity: O(c log c) for c common items.
+    @inlinable
+    public static func select(newRanks: [Int], mayMove: [Bool]) throws(Conflict) -> [Bool] {
+        let count = newRanks.count
+        precondition(mayMove.count == count, "mayMove must have one flag per common item")
+        // fixedBeforeNewRank[r]: how many fixed items have a new rank below r.
+        var isFixedAtNewRank = [Bool](repeating: false, count: count)
+        var lastFixed = -1
+        for k in 0..<count where !mayMove[k] {
+            if lastFixed >= 0, newRanks[lastFixed] > newRanks[k] {
+                throw Conflict(earlier: lastFixed, later: k)
+            }
+            lastFixed = k
+            isFixedAtNewRank[newRanks[k]] = true
+        }
+        var fixedBeforeNewRank = [Int](repeating: 0, count: count + 1)
+        for r in 0..<count {
+            fixedBeforeNewRank[r + 1] = fixedBeforeNewRank[r] + (isFixedAtNewRank[r] ? 1 : 0)
+        }
+        var stays = [Bool](repeating: false, count: count)
+        var eligible = [Bool](repeating: false, count: count)
+        var fixedBeforeOld = 0
+        for k in 0..<count {
+            if !mayMove[k] {
+                stays[k] = true
+                fixedBeforeOld += 1
+            } else if fixedBeforeNewRank[newRanks[k]] == fixedBeforeOld {
+                eligible[k] = true
+            }
+        }
+        chooseHeaviestIncreasing(newRanks: newRanks, eligible: eligible, wentUp: nil, stays: &stays)
+        return stays
+    }
+
+    /// Marks in `stays` a maximum-weight strictly increasing subsequence of `newRanks` among the
+    /// eligible positions (all when `eligible` is nil), where an item that did not go up weighs
+    /// more than all items that went up together. Eligible items between the same two fixed items
+    /// are compatible with the fixed items, so the subsequence only needs to increase. An item went
+    /// up when `wentUp[k]`, or, when `wentUp` is nil, when `newRanks[k] < k`.
+    ///
+    /// - Complexity: O(c log c), with a Fenwick tree of prefix maxima over new ranks.
+    @inlinable
+    static func chooseHeaviestIncreasing(
+        newRanks: [Int], eligible: [Bool]?, wentUp: [Bool]?, stays: inout [Bool]
+    ) {
+        let count = newRanks.count
+        if count == 0 { return }
+        let heavy = count + 1
+        var treeScore = [Int](repeating: 0, count: count + 1)
+        var treeItem = [Int](repeating: -1, count: count + 1)
+        var predecessor = [Int](repeating: -1, count: count)
+        var bestScore = 0
+        var bestItem = -1
+        newRanks.withUnsafeBufferPointer { ranks in
+            treeScore.withUnsafeMutableBufferPointer { score in
+                treeItem.withUnsafeMutableBufferPointer { item in
+                    for k in 0..<count {
+                        if let eligible, !eligible[k] { continue }
+                        let rank = ranks[k]
+                        // Best chain ending at a new rank below `rank`: positions 1...rank.
+                        var position = rank
+                        var chainScore = 0
+                        var chainItem = -1
+                        while position > 0 {
+                            if score[position] > chainScore {
+                                chainScore = score[position]
+                                chainItem = item[position]
+                            }
+                            position &= position - 1
+                        }
+                        let up = wentUp.map { $0[k] } ?? (rank < k)
+                        let total = chainScore + (up ? 1 : heavy)
+                        predecessor[k] = chainItem
+                        if total > bestScore {
+                            bestScore = total
+                            bestItem = k
+                        }
+                        position = rank + 1
+                        while position <= count {
+                            if score[position] < total {
+                                score[position] = total
+                                item[position] = k
+                            }
+                            position += position & -position
+                        }
+                    }
+                }
+            }
+        }
+        var k = bestItem
+        while k >= 0 {
+            stays[k] = true
+            k = predecessor[k]
+        }
+    }
+}

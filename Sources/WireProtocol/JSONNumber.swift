@@ -1,0 +1,59 @@
+/// A JSON number: an exact 64-bit integer, or a finite `Double` for every other number.
+///
+/// A non-finite double cannot be stored, so every `JSONValue` serializes to valid JSON.
+public struct JSONNumber: Hashable, Sendable, CustomStringConvertible {
+    @usableFromInline
+    enum Storage: Hashable, Sendable {
+        case integer(Int64)
+        case double(Double)
+    }
+
+    @usableFromInline
+    var storage: Storage
+
+    @inlinable
+    public init(_ value: Int64) { storage = .integer(value) }
+
+    @inlinable
+    public init(_ value: Int) { storage = .integer(Int64(value)) }
+
+    /// Nil when `value` is NaN or infinite.
+    @inlinable
+    public init?(_ value: Double) {
+        guard value.isFinite else { return nil }
+        storage = .double(value)
+    }
+
+    /// True when the number was written (or created) as an integer.
+    @inlinable
+    public var isInteger: Bool {
+        if case .integer = storage { return true }
+        return false
+    }
+
+    /// The exact integer value: an integer, or a double with an integral value strictly inside
+    /// ±2⁶³ (−2⁶³ itself is excluded because a text such as `-9223372036854775809` rounds to it).
+    @inlinable
+    public var int64Value: Int64? {
+        switch storage {
+        case .integer(let value): value
+        case .double(let value): value == -0x1p63 ? nil : Int64(exactly: value)
+        }
+    }
+
+    /// The value as a double (large integers may round).
+    @inlinable
+    public var doubleValue: Double {
+        switch storage {
+        case .integer(let value): Double(value)
+        case .double(let value): value
+        }
+    }
+
+    public var description: String {
+        switch storage {
+        case .integer(let value): String(value)
+        case .double(let value): value.description
+        }
+    }
+}

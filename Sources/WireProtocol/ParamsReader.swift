@@ -1,0 +1,126 @@
+import ChatModel
+
+/// Reads the named members of a params object; every failure is `ChatError.invalidParams`
+/// naming the field (missing, wrong type, out of range, unknown).
+public struct ParamsReader: Sendable {
+    public let object: JSONObject
+    /// The path of the object in error messages ("" for the params themselves).
+    public let field: String
+
+    /// Params of a request: absent means `{}`; an array (by-position params) or any other
+    /// non-object is an error; a member not in `allowed` is an error.
+    public init(params: JSONValue?, method: String, allowed: [String]) throws(ChatError) {
+        guard let params else {
+            try self.init(.object(JSONObject()), field: "", allowed: allowed)
+            return
+        }
+        if case .array = params {
+            throw .invalidParams(
+                field: "params",
+                reason: "\(method) takes named parameters (an object); by-position arrays are not supported")
+        }
+        try self.init(params, field: "", allowed: allowed, context: method)
+    }
+
+    /// A nested object at `field`, with the same rules.
+    public init(_ value: JSONValue, field: String, allowed: [String], context: String? = nil) throws(ChatError) {
+        guard case .object(let object) = value else {
+            throw .invalidParams(
+                field: field.isEmpty ? "params" : field, reason: "must be an object, not \(value.typeDescription)")
+        }
+        self.object = object
+        self.field = field
+        for key in object.keys where !allowed.contains(key) {
+            let owner = context ?? (field.isEmpty ? "params" : field)
+            let expected = allowed.isEmpty ? "it takes none" : "expected " + allowed.joined(separator: ", ")
+            throw .invalidParams(field: path(key), reason: "is not a parameter of \(owner); \(expected)")
+        }
+    }
+
+    /// `key` prefixed with this object's path.
+    public func path(_ key: String) -> String { field.isEmpty ? key : "\(field).\(key)" }
+
+    /// The member, with JSON null read as absent.
+    private func member(_ key: String) -> JSONValue? {
+        guard let value = object[key], value != .null else { return nil }
+        return value
+    }
+
+    public func string(_ key: String) throws(ChatError) -> String {
+        guard let value = try optionalString(key) else { throw .invalidParams(field: path(key), reason: "is required") }
+        return value
+    }
+
+    public func optionalString(_ key: String) throws(ChatError) -> String? {
+        guard let value = member(key) else { return nil }
+        guard case .string(let string) = value else {
+            throw .invalidParams(field: path(key), reason: "must be a string, not \(value.typeDescription)")
+        }
+        return string
+    }
+
+    public func int64(_ key: String, in range: ClosedRange<Int64> = .min ... .max) throws(ChatError) -> Int64 {
+        guard let value = try optionalInt64(key, in: range) else {
+            throw .invalidParams(field: path(key), reason: "is required")
+        }
+        return value
+    }
+
+    /// An integer; an integral double such as `2.0` is accepted, `2.5` is not.
+    public func optionalInt64(_ key: String, in range: ClosedRange<Int64> = .min ... .max) throws(ChatError) -> Int64? {
+        guard let value = member(key) else { return nil }
+        guard case .number(let number) = value else {
+            throw .invalidParams(field: path(key), reason: "must be an integer, not \(value.typeDescription)")
+        }
+        guard let integer = number.int64Value else {
+            let double = number.doubleValue
+            let reason = double.rounded() == double
+                ? "is \(number), outside the 64-bit integer range"
+                : "must be an integer, not \(number)"
+            throw .invalidParams(field: path(key), reason: reason)
+        }
+        guard range.contains(integer) else {
+            let reason: String
+            if range.upperBound == .max {
+                reason = "must be at least \(range.lowerBound), not \(integer)"
+            } else if range.lowerBound == .min {
+                reason = "must be at most \(range.upperBound), not \(integer)"
+            } else {
+                reason = "must be between \(range.lowerBound) and \(range.upperBound), not \(integer)"
+            }
+            throw .invalidParams(field: path(key), reason: reason)
+        }
+        return integer
+    }
+
+    public func int(_ key: String, in range: ClosedRange<Int>) throws(ChatError) -> Int {
+        Int(try int64(key, in: Int64(range.lowerBound)...Int64(range.upperBound)))
+    }
+
+    public func optionalInt(_ key: String, in range: ClosedRange<Int>) throws(ChatError) -> Int? {
+        try optionalInt64(key, in: Int64(range.lowerBound)...Int64(range.upperBound)).map { Int($0) }
+    }
+
+    /// An array of strings whose length is in `count`.
+    public func stringArray(_ key: String, count: ClosedRange<Int>) throws(ChatError) -> [String] {
+        guard let value = member(key) else { throw .invalidParams(field: path(key), reason: "is required") }
+        guard case .array(let elements) = value else {
+            throw .invalidParams(field: path(key), reason: "must be an array of strings, not \(value.typeDescription)")
+        }
+        guard count.contains(elements.count) else {
+            let reason = elements.isEmpty
+                ? "must not be empty"
+                : "has \(elements.count) elements; the limit is \(count.upperBound)"
+            throw .invalidParams(field: path(key), reason: reason)
+        }
+        var strings: [String] = []
+        strings.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            guard case .string(let string) = element else {
+                throw .invalidParams(field: "\(path(key))[\(index)]", reason: "must be a string, not \(element.typeDescription)")
+            }
+            strings.append(string)
+        }
+        return strings
+    }
+}

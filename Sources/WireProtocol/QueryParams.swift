@@ -1,0 +1,108 @@
+import ChatModel
+
+/// `chats.list`: `offset` (default 0) and `limit` (default 100, at most `maxLimit`).
+public struct ChatsListParams: Hashable, Sendable {
+    public static let defaultLimit = 100
+    public static let maxLimit = 10_000
+
+    public var offset: Int
+    public var limit: Int
+
+    public init(offset: Int = 0, limit: Int = ChatsListParams.defaultLimit) {
+        self.offset = offset
+        self.limit = limit
+    }
+
+    public init(params: JSONValue?) throws(ChatError) {
+        let reader = try ParamsReader(params: params, method: "chats.list", allowed: ["offset", "limit"])
+        self.init(
+            offset: try reader.optionalInt("offset", in: 0...Int.max) ?? 0,
+            limit: try reader.optionalInt("limit", in: 0...Self.maxLimit) ?? Self.defaultLimit)
+    }
+}
+
+/// `chats.locate`: the ids whose indices are wanted (1 to `maxIDs` strings).
+public struct ChatsLocateParams: Hashable, Sendable {
+    public static let maxIDs = 10_000
+
+    public var ids: [String]
+
+    public init(ids: [String]) { self.ids = ids }
+
+    public init(params: JSONValue?) throws(ChatError) {
+        let reader = try ParamsReader(params: params, method: "chats.locate", allowed: ["ids"])
+        self.init(ids: try reader.stringArray("ids", count: 1...Self.maxIDs))
+    }
+}
+
+/// `messages.list`: a chat's messages newest first, those with `sentAt < before` when given.
+public struct MessagesListParams: Hashable, Sendable {
+    public static let defaultLimit = 50
+    public static let maxLimit = 10_000
+
+    public var chat: String
+    /// Exclusive upper bound on `sentAt`.
+    public var before: Int64?
+    public var limit: Int
+
+    public init(chat: String, before: Int64? = nil, limit: Int = MessagesListParams.defaultLimit) {
+        self.chat = chat
+        self.before = before
+        self.limit = limit
+    }
+
+    public init(params: JSONValue?) throws(ChatError) {
+        let reader = try ParamsReader(params: params, method: "messages.list", allowed: ["chat", "before", "limit"])
+        self.init(
+            chat: try reader.string("chat"),
+            before: try reader.optionalInt64("before"),
+            limit: try reader.optionalInt("limit", in: 0...Self.maxLimit) ?? Self.defaultLimit)
+    }
+}
+
+/// `feed.subscribe`: a window of the first `limit` chats (nil: the whole list) and the number of
+/// unacknowledged notifications allowed (nil: the configured default; 0: no acks needed).
+public struct FeedSubscribeParams: Hashable, Sendable {
+    public var limit: Int?
+    public var maxInFlight: Int?
+
+    public init(limit: Int? = nil, maxInFlight: Int? = nil) {
+        self.limit = limit
+        self.maxInFlight = maxInFlight
+    }
+
+    public init(params: JSONValue?) throws(ChatError) {
+        let reader = try ParamsReader(params: params, method: "feed.subscribe", allowed: ["limit", "maxInFlight"])
+        self.init(
+            limit: try reader.optionalInt("limit", in: 1...Int.max),
+            maxInFlight: try reader.optionalInt("maxInFlight", in: 0...Int.max))
+    }
+}
+
+/// `feed.ack`: acknowledges every notification of `subscription` up to `seq`.
+public struct FeedAckParams: Hashable, Sendable {
+    public var subscription: String
+    public var seq: Int64
+
+    public init(subscription: String, seq: Int64) {
+        self.subscription = subscription
+        self.seq = seq
+    }
+
+    public init(params: JSONValue?) throws(ChatError) {
+        let reader = try ParamsReader(params: params, method: "feed.ack", allowed: ["subscription", "seq"])
+        self.init(subscription: try reader.string("subscription"), seq: try reader.int64("seq", in: 0...Int64.max))
+    }
+}
+
+/// `feed.unsubscribe`.
+public struct FeedUnsubscribeParams: Hashable, Sendable {
+    public var subscription: String
+
+    public init(subscription: String) { self.subscription = subscription }
+
+    public init(params: JSONValue?) throws(ChatError) {
+        let reader = try ParamsReader(params: params, method: "feed.unsubscribe", allowed: ["subscription"])
+        self.init(subscription: try reader.string("subscription"))
+    }
+}

@@ -1,0 +1,63 @@
+import ArgumentParser
+import ChatfeedConfig
+import ChatfeedServer
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// `chatfeedd`: the live chat-list daemon. JSON-RPC 2.0 requests on stdin, one per line;
+/// responses and `feed.batch` / `feed.reset` notifications on stdout; logs on stderr.
+@main
+struct ChatfeedDaemonCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "chatfeedd",
+        abstract: "Serve a chatfeed store over JSON-RPC lines on stdin/stdout.",
+        discussion: "Ends gracefully (pending writes committed, responses flushed, status 0) at end of input, on SIGINT or SIGTERM, or when stdout closes.")
+
+    @Option(help: ArgumentHelp("The SQLite database file; created when missing.", valueName: "path"))
+    var database: String?
+
+    @Option(help: ArgumentHelp("The configuration file (default: $CHATFEED_CONFIG, else Config/chatfeed.json when present).", valueName: "file"))
+    var config: String?
+
+    @Option(name: .customLong("log-level"), help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
+    var logLevel: String?
+
+    func run() async throws {
+        let configuration: ChatfeedConfiguration
+        do {
+            var loaded = try ChatfeedConfiguration.load(file: config)
+            if let database { loaded.database = database }
+            if let logLevel { try loaded.set("logLevel", text: logLevel) }
+            configuration = loaded
+        } catch {
+            fail("\(error)")
+        }
+        signal(SIGPIPE, SIG_IGN)
+        let level = configuration.loggerLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "chatfeedd")
+        let daemon: ChatfeedDaemon
+        do {
+            daemon = try ChatfeedDaemon(options: ServerOptions(configuration: configuration), logger: logger)
+        } catch {
+            fail("cannot open the database '\(configuration.database)': \(error)")
+        }
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [.init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup)],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger))
+        try await group.run()
+        logger.info("stopped")
+    }
+
+    private func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("chatfeedd: error: \(message)\n".utf8))
+        Foundation.exit(1)
+    }
+}
+

@@ -1,1 +1,0 @@
-print("chatfeedd: not built yet")

@@ -1,0 +1,193 @@
+import ChangeFeed
+import ChatModel
+import ListDiff
+import Testing
+import TestSupport
+
+extension Chat: DiffableItem {}
+
+/// A subscriber that applies every notification to its mirror with the UIKit model.
+struct Mirror {
+    var subscription: String
+    var rows: [Chat]
+    var lastSeq = 0
+
+    mutating func receive(_ notification: FeedNotification) throws {
+        #expect(notification.seq == lastSeq + 1, "seq without gaps")
+        lastSeq = notification.seq
+        switch notification {
+        case .batch(_, _, let count, _, let batch):
+            rows = try UIKitBatchModel.apply(batch, to: rows)
+            #expect(rows.count == count)
+        case .reset(_, _, let count, _, let items):
+            rows = items
+            #expect(items.count == count)
+        }
+    }
+}
+
+@Suite("The change feed")
+struct ChangeFeedTests {
+    /// Applies random groups of changes; subscribers ack at random moments. Every notification
+    /// passes the UIKit model, and once every subscriber has acked all, its mirror equals the list.
+    @Test("mirrors follow the list under random changes and acks", arguments: [
+        (1 as UInt64, nil as Int?, 0), (2, nil, 1), (3, nil, 3), (4, 7, 0), (5, 7, 1), (6, 1, 3), (7, 25, 1),
+    ])
+    func randomStreams(seed: UInt64, limit: Int?, maxInFlight: Int) throws {
+        var generator = SeededGenerator(seed: seed)
+        var stream = ChatStream()
+        var initial: [ChatChange] = []
+        for _ in 0..<40 { initial.append(stream.nextChange(using: &generator)) }
+        let feed = ChangeFeed(chats: stream.list, options: FeedOptions(resetThreshold: 4))
+        let snapshot = try feed.subscribe(limit: limit, maxInFlight: maxInFlight)
+        #expect(snapshot.items == Array(stream.list.prefix(limit ?? .max)))
+        var mirror = Mirror(subscription: snapshot.subscription, rows: snapshot.items)
+
+        for _ in 0..<400 {
+            for notification in feed.apply(stream.nextGroup(maxChanges: 4, using: &generator)) {
+                try mirror.receive(notification)
+            }
+            if Int.random(in: 0..<3, using: &generator) == 0, mirror.lastSeq > 0 {
+                for notification in try feed.acknowledge(mirror.subscription, seq: mirror.lastSeq) {
+                    try mirror.receive(notification)
+                }
+            }
+            if maxInFlight == 0 {
+                #expect(mirror.rows == Array(stream.list.prefix(limit ?? .max)))
+            }
+        }
+        // Quiesce: ack until nothing more comes.
+        while true {
+            let more = try feed.acknowledge(mirror.subscription, seq: mirror.lastSeq)
+            if more.isEmpty { break }
+            for notification in more { try mirror.receive(notification) }
+        }
+        #expect(mirror.rows == Array(stream.list.prefix(limit ?? .max)))
+    }
+
+    /// With no acks needed, each group gives a structural batch and its deferred batch; only chats
+    /// whose order key changed move, and the rows that stay are the rule's optimum.
+    @Test("moves are only of changed keys and at the optimum", arguments: [(11 as UInt64, nil as Int?), (12, 10), (13, 3)])
+    func optimalMoves(seed: UInt64, limit: Int?) throws {
+        var generator = SeededGenerator(seed: seed)
+        var stream = ChatStream()
+        for _ in 0..<50 { _ = stream.nextChange(using: &generator) }
+        let feed = ChangeFeed(chats: stream.list, options: FeedOptions(resetThreshold: .infinity))
+        let snapshot = try feed.subscribe(limit: limit, maxInFlight: 0)
+        var old = snapshot.items
+        for _ in 0..<300 {
+            let notifications = feed.apply(stream.nextGroup(maxChanges: 5, using: &generator))
+            let new = Array(stream.list.prefix(limit ?? .max))
+            var batches: [Batch<Chat>] = []
+            for case .batch(_, _, _, _, let batch) in notifications { batches.append(batch) }
+            let structural = batches.first { $0.isStructural }
+            let updates = batches.first { !$0.isStructural }
+            #expect(batches.count == notifications.count && batches.count <= 2)
+            let result = ListDiffResult(structural: structural, updates: updates)
+            try #require(ReferenceDiff.problem(with: result, old: old, new: new) == nil)
+            let oldKeys = Dictionary(uniqueKeysWithValues: old.map { ($0.id, $0.orderKey) })
+            let changed = Set(new.filter { chat in oldKeys[chat.id].map { $0 != chat.orderKey } ?? false }.map(\.id))
+            let moved = Set((structural?.moves ?? []).map { old[$0.from].id })
+            #expect(moved.isSubset(of: changed))
+            #expect(ReferenceDiff.stayWeight(of: result, old: old, new: new)
+                == ReferenceDiff.optimalWeight(old: old, new: new, mayMove: changed))
+            old = new
+        }
+    }
+
+    @Test("a subscriber that never acks costs one entry per distinct chat changed")
+    func boundedBacklog() throws {
+        var generator = SeededGenerator(seed: 31)
+        var stream = ChatStream()
+        for _ in 0..<30 { _ = stream.nextChange(using: &generator) }
+        let feed = ChangeFeed(chats: stream.list)
+        let snapshot = try feed.subscribe(limit: nil, maxInFlight: 1)
+        let first = feed.apply([stream.nextChange(using: &generator)])
+        #expect(first.count == 1)
+        var touched = Set<String>()
+        for _ in 0..<5_000 {
+            let change = stream.nextChange(using: &generator)
+            touched.insert(change.chatID)
+            #expect(feed.apply([change]).isEmpty)
+        }
+        let stats = try #require(feed.subscriptionStats.first)
+        #expect(stats.subscription == snapshot.subscription)
+        #expect(stats.pendingChats <= touched.count)
+        #expect(stats.lastSentSeq == 1)
+    }
+
+    @Test("a deferred batch comes before any later structural batch")
+    func deferredFirst() throws {
+        let chats = (0..<5).map { Chat(id: "c\($0)", title: "t", createdAt: Int64(100 - $0), lastMessage: nil,
+                                        lastMessageDate: Int64(100 - $0), unread: 0, revision: 1) }
+        let feed = ChangeFeed(chats: chats, options: FeedOptions(resetThreshold: .infinity))
+        let snapshot = try feed.subscribe(limit: nil, maxInFlight: 1)
+        var bumped = chats[4]
+        bumped.lastMessageDate = 200
+        bumped.revision = 2
+        let sent = feed.apply([ChatChange(chatID: "c4", chat: bumped)])
+        #expect(sent.count == 1)
+        guard case .batch(_, 1, 5, 5, let structural) = sent[0] else { Issue.record("\(sent)"); return }
+        #expect(structural.moves == [Move(from: 4, to: 0)])
+        var again = chats[2]
+        again.lastMessageDate = 300
+        again.revision = 2
+        #expect(feed.apply([ChatChange(chatID: "c2", chat: again)]).isEmpty)
+        let next = try feed.acknowledge(snapshot.subscription, seq: 1)
+        guard case .batch(_, 2, _, _, let deferred) = next.first else { Issue.record("\(next)"); return }
+        #expect(deferred.updates.map(\.index) == [0] && deferred.updates[0].item == bumped)
+        let last = try feed.acknowledge(snapshot.subscription, seq: 2)
+        guard case .batch(_, 3, _, _, let moveOfC2) = last.first else { Issue.record("\(last)"); return }
+        #expect(moveOfC2.moves == [Move(from: 3, to: 0)])
+    }
+
+    @Test("a backlog larger than the snapshot is sent as a reset")
+    func reset() throws {
+        var generator = SeededGenerator(seed: 41)
+        var stream = ChatStream()
+        for _ in 0..<20 { _ = stream.nextChange(using: &generator) }
+        let feed = ChangeFeed(chats: stream.list, options: FeedOptions(resetThreshold: 0.5))
+        let snapshot = try feed.subscribe(limit: 5, maxInFlight: 1)
+        _ = feed.apply([stream.nextChange(using: &generator)])
+        for _ in 0..<200 { _ = feed.apply([stream.nextChange(using: &generator)]) }
+        let sent = try feed.acknowledge(snapshot.subscription, seq: 1)
+        guard case .reset(_, 2, let count, let total, let items) = sent.first else { Issue.record("\(sent)"); return }
+        #expect(items == Array(stream.list.prefix(5)) && count == items.count && total == stream.chats.count)
+    }
+
+    @Test("acks of unsent seqs and unknown subscriptions are errors")
+    func ackErrors() throws {
+        let feed = ChangeFeed(chats: [])
+        let snapshot = try feed.subscribe(limit: nil, maxInFlight: nil)
+        #expect(throws: ChatError.self) { _ = try feed.acknowledge(snapshot.subscription, seq: 1) }
+        #expect(throws: ChatError.notFound(kind: "subscription", id: "nope")) { _ = try feed.acknowledge("nope", seq: 0) }
+        try feed.unsubscribe(snapshot.subscription)
+        #expect(throws: ChatError.self) { try feed.unsubscribe(snapshot.subscription) }
+        #expect(throws: ChatError.invalidParams(field: "limit", reason: "must be at least 1")) {
+            _ = try feed.subscribe(limit: 0, maxInFlight: nil)
+        }
+    }
+}
+
+@Suite("Upward preference in the feed")
+struct FeedPreferenceTests {
+    static func chat(_ id: String, _ date: Int64, revision: Int64 = 1) -> Chat {
+        Chat(id: id, title: id, createdAt: 0, lastMessage: nil, lastMessageDate: date, unread: 0, revision: revision)
+    }
+
+    /// [a, x1, x2, y] → [x1, x2, a, y] with a, x1 and x2 all changed: a did not go up, so it stays
+    /// and the two that went up move, although one move of a would be fewer.
+    @Test("a chat that did not go up stays; the chats that went up move")
+    func notUpOutweighsUp() throws {
+        let feed = ChangeFeed(chats: [Self.chat("a", 40), Self.chat("x1", 30), Self.chat("x2", 20), Self.chat("y", 10)],
+                              options: FeedOptions(resetThreshold: .infinity))
+        _ = try feed.subscribe(limit: nil, maxInFlight: 0)
+        let sent = feed.apply([
+            ChatChange(chatID: "a", chat: Self.chat("a", 35, revision: 2)),
+            ChatChange(chatID: "x1", chat: Self.chat("x1", 50, revision: 2)),
+            ChatChange(chatID: "x2", chat: Self.chat("x2", 45, revision: 2)),
+        ])
+        guard case .batch(_, 1, _, _, let structural) = sent.first else { Issue.record("\(sent)"); return }
+        #expect(Set(structural.moves) == [Move(from: 1, to: 0), Move(from: 2, to: 1)])
+    }
+}

@@ -1,0 +1,1 @@
+// End-to-end tests of chatfeedd arrive from the e2e branch.
