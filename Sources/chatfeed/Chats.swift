@@ -1,4 +1,5 @@
 import ArgumentParser
+import WireProtocol
 import ChatStore
 
 struct Chats: ParsableCommand {
@@ -18,7 +19,7 @@ struct Chats: ParsableCommand {
         let opened = try store.openStore()
         let (total, items) = try reportingFailures { (try opened.chatCount(), try opened.chats(offset: offset, limit: limit)) }
         if json {
-            output(JSONOutput.chatsList(total: total, items: items))
+            output(WireResults.chatsList(total: total, items: items).text)
             return
         }
         let now = currentMilliseconds()
