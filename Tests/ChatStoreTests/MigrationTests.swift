@@ -69,3 +69,13 @@ extension MigrationTests {
         }
     }
 }
+
+@Suite struct StoreOptionsTests {
+    @Test(arguments: [(StoreOptions.Durability.normal, 1), (.full, 2)])
+    func durabilitySetsSynchronous(_ durability: StoreOptions.Durability, expected: Int) throws {
+        let test = try TestStore(options: StoreOptions(durability: durability, cacheSizeKiB: 8192))
+        #expect(try test.store.db.makeStatement("PRAGMA synchronous").fetchValue(Int.self) == expected)
+        #expect(try test.store.db.makeStatement("PRAGMA cache_size").fetchValue(Int.self) == -8192)
+        #expect(try test.store.db.makeStatement("PRAGMA foreign_keys").fetchValue(Int.self) == 1)
+    }
+}
