@@ -41,7 +41,7 @@ extension ChatStore {
             return .chat(try saveChat(chat, replacing: old))
         case .removeChat(let id):
             _ = try existingChat(id: id)
-            try db.cachedStatement("DELETE FROM chat WHERE id = ?1").execute(id)
+            try statements.removeChat.execute(id)
             _ = try logChange(chatID: id, kind: .remove)
             return .done
         case .markRead(let id):
@@ -77,22 +77,14 @@ extension ChatStore {
 
     /// Returns true when `message` repeats the first post of its id.
     private func post(_ message: Message) throws -> Bool {
-        if let existing = try fetchStoredMessage(id: message.id) {
-            var differences: [String] = []
-            if existing.chatID != message.chat { differences.append("chat '\(existing.chatID)'") }
-            if existing.sender != message.sender { differences.append("sender '\(existing.sender)'") }
-            if existing.sentAt != message.sentAt { differences.append("sentAt \(existing.sentAt)") }
-            if existing.originalText != message.text { differences.append("another text") }
-            if differences.isEmpty { return true }
-            throw ChatError.conflict(
-                "message '\(message.id)' already exists with \(differences.joined(separator: ", "))")
+        guard var chat = try fetchChat(id: message.chat) else {
+            if try fetchStoredMessage(id: message.id) != nil { return try isRepeatedPost(message) }
+            throw ChatError.notFound(kind: "chat", id: message.chat)
         }
-        var chat = try existingChat(id: message.chat)
+        // The insert itself finds a taken id, so a fresh post costs no extra lookup.
+        try statements.insertMessage.execute(message.id, message.chat, message.sender, message.text, message.sentAt, message.editedAt)
+        if db.changedRowCount == 0 { return try isRepeatedPost(message) }
         let old = chat
-        try db.cachedStatement("""
-            INSERT INTO message (id, chat_id, sender, text, original_text, sent_at, edited_at)
-            VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6)
-            """).execute(message.id, message.chat, message.sender, message.text, message.sentAt, message.editedAt)
         chat.unread += 1
         if Self.isLater(message, than: chat.lastMessage) {
             chat.lastMessage = LastMessage(
@@ -103,12 +95,25 @@ extension ChatStore {
         return false
     }
 
+    /// True when `message` has the chat, sender, sentAt and first text of the stored message with
+    /// its id; a conflict naming what differs otherwise.
+    private func isRepeatedPost(_ message: Message) throws -> Bool {
+        guard let existing = try fetchStoredMessage(id: message.id) else { return false }
+        var differences: [String] = []
+        if existing.chatID != message.chat { differences.append("chat '\(existing.chatID)'") }
+        if existing.sender != message.sender { differences.append("sender '\(existing.sender)'") }
+        if existing.sentAt != message.sentAt { differences.append("sentAt \(existing.sentAt)") }
+        if existing.originalText != message.text { differences.append("another text") }
+        if differences.isEmpty { return true }
+        throw ChatError.conflict(
+            "message '\(message.id)' already exists with \(differences.joined(separator: ", "))")
+    }
+
     private func edit(messageID: String, text: String, editedAt: Int64) throws {
         guard let message = try fetchStoredMessage(id: messageID), !message.isDeleted else {
             throw ChatError.notFound(kind: "message", id: messageID)
         }
-        try db.cachedStatement("UPDATE message SET text = ?2, edited_at = ?3 WHERE id = ?1")
-            .execute(messageID, text, editedAt)
+        try statements.editMessage.execute(messageID, text, editedAt)
         var chat = try existingChat(id: message.chatID)
         if chat.lastMessage?.id == messageID {
             let old = chat
@@ -123,7 +128,7 @@ extension ChatStore {
             throw ChatError.notFound(kind: "message", id: messageID)
         }
         if message.isDeleted { return }
-        try db.cachedStatement("UPDATE message SET deleted = 1 WHERE id = ?1").execute(messageID)
+        try statements.deleteMessage.execute(messageID)
         var chat = try existingChat(id: message.chatID)
         if chat.lastMessage?.id == messageID {
             let old = chat

@@ -33,15 +33,11 @@ extension ChatStore {
     }
 
     func fetchChat(id: String) throws -> Chat? {
-        try db.cachedStatement("SELECT \(Self.chatColumns) FROM chat WHERE id = ?1")
-            .fetchOne(id) { Self.decodeChat($0) }
+        try statements.fetchChat.fetchOne(id) { Self.decodeChat($0) }
     }
 
     func fetchStoredMessage(id: String) throws -> StoredMessage? {
-        try db.cachedStatement("""
-            SELECT chat_id, sender, text, COALESCE(original_text, text), sent_at, edited_at, deleted
-            FROM message WHERE id = ?1
-            """).fetchOne(id) { row in
+        try statements.fetchMessage.fetchOne(id) { row in
             StoredMessage(
                 chatID: row[0], sender: row[1], text: row[2], originalText: row[3], sentAt: row[4],
                 editedAt: row[5], isDeleted: row[6])
@@ -50,25 +46,19 @@ extension ChatStore {
 
     /// The latest non-deleted message of a chat by (sentAt, id).
     func fetchLatestMessage(chatID: String) throws -> LastMessage? {
-        try db.cachedStatement("""
-            SELECT id, sender, text, sent_at FROM message
-            WHERE chat_id = ?1 AND deleted = 0 ORDER BY sent_at DESC, id DESC LIMIT 1
-            """).fetchOne(chatID) { row in
+        try statements.latestMessage.fetchOne(chatID) { row in
             LastMessage(id: row[0], sender: row[1], text: row[2], sentAt: row[3])
         }
     }
 
     /// Appends a change-log row and returns its sequence number.
     func logChange(chatID: String, kind: ChangeKind) throws -> Int64 {
-        try db.cachedStatement("INSERT INTO change_log (chat_id, kind) VALUES (?1, ?2)")
-            .execute(chatID, kind.rawValue)
+        try statements.insertChange.execute(chatID, kind.rawValue)
         return db.lastInsertedRowID
     }
 
     func insertChat(_ chat: Chat) throws {
-        try db.cachedStatement("""
-            INSERT INTO chat (\(Self.chatColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
-            """).execute(
+        try statements.insertChat.execute(
                 chat.id, chat.title, chat.createdAt, chat.lastMessage?.id, chat.lastMessage?.sender,
                 chat.lastMessage?.text, chat.lastMessage?.sentAt, chat.lastMessageDate, chat.unread,
                 chat.revision)
@@ -84,20 +74,11 @@ extension ChatStore {
         saved.revision = try logChange(chatID: new.id, kind: .update)
         let lastMessage = saved.lastMessage
         if saved.lastMessageDate == old.lastMessageDate {
-            try db.cachedStatement("""
-                UPDATE chat SET title = ?2, last_message_id = ?3, last_message_sender = ?4,
-                    last_message_text = ?5, last_message_sent_at = ?6, unread = ?7, revision = ?8
-                WHERE id = ?1
-                """).execute(
+            try statements.updateChat.execute(
                     saved.id, saved.title, lastMessage?.id, lastMessage?.sender, lastMessage?.text,
                     lastMessage?.sentAt, saved.unread, saved.revision)
         } else {
-            try db.cachedStatement("""
-                UPDATE chat SET title = ?2, last_message_id = ?3, last_message_sender = ?4,
-                    last_message_text = ?5, last_message_sent_at = ?6, unread = ?7, revision = ?8,
-                    last_message_date = ?9
-                WHERE id = ?1
-                """).execute(
+            try statements.updateChatAndDate.execute(
                     saved.id, saved.title, lastMessage?.id, lastMessage?.sender, lastMessage?.text,
                     lastMessage?.sentAt, saved.unread, saved.revision, saved.lastMessageDate)
         }

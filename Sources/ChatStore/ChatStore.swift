@@ -1,5 +1,5 @@
-import ChatModel
 import CSQLite
+import ChatModel
 
 /// The persistent store of chats and messages (SPEC §2) over one SQLite connection.
 ///
@@ -10,6 +10,8 @@ import CSQLite
 /// Not Sendable: a store belongs to one owner for its whole life, like its connection.
 public final class ChatStore {
     let db: Database
+    /// The statements of the event path, prepared once.
+    let statements: PreparedStatements
     public let path: String
     public let options: StoreOptions
     /// Called inside a group-commit transaction just before it commits (tests use it to stop a
@@ -21,23 +23,33 @@ public final class ChatStore {
         self.path = path
         self.options = options
         db = try Database(path: path, mode: .init(readOnly: options.readOnly, create: true))
+        do {
+            try Self.configure(db, path: path, options: options)
+        } catch var error as SQLiteError where error.resultCode == SQLITE_NOTADB {
+            error.message = "'\(path)' is not a SQLite database"
+            throw error
+        }
+        statements = try PreparedStatements(db)
+    }
+
+    private static func configure(_ db: Database, path: String, options: StoreOptions) throws {
         db.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
         try db.execute("PRAGMA foreign_keys = ON")
         if let cacheSizeKiB = options.cacheSizeKiB {
             try db.execute("PRAGMA cache_size = -\(max(cacheSizeKiB, 1))")
         }
         if options.readOnly {
-            let version = try Self.schemaVersion(db)
-            if version > Self.latestSchemaVersion {
-                throw ChatStoreError.schemaTooNew(path: path, version: version, supported: Self.latestSchemaVersion)
+            let version = try schemaVersion(db)
+            if version > latestSchemaVersion {
+                throw ChatStoreError.schemaTooNew(path: path, version: version, supported: latestSchemaVersion)
             }
-            if version < Self.latestSchemaVersion {
-                throw ChatStoreError.schemaOutdated(path: path, version: version, required: Self.latestSchemaVersion)
+            if version < latestSchemaVersion {
+                throw ChatStoreError.schemaOutdated(path: path, version: version, required: latestSchemaVersion)
             }
         } else {
             try Self.enableWAL(db, waitingUpTo: options.busyTimeoutMilliseconds)
             try db.execute("PRAGMA synchronous = \(options.durability == .full ? "FULL" : "NORMAL")")
-            try Self.migrate(db)
+            try migrate(db)
         }
     }
 
@@ -55,14 +67,5 @@ public final class ChatStore {
                 waited += 5
             }
         }
-    }
-
-    /// Opens `path` at an older schema version, for migration tests.
-    init(path: String, schemaVersion: Int) throws {
-        self.path = path
-        options = StoreOptions()
-        db = try Database(path: path)
-        try db.execute("PRAGMA foreign_keys = ON; PRAGMA journal_mode = WAL")
-        try Self.migrate(db, upTo: schemaVersion)
     }
 }

@@ -11,7 +11,10 @@ extension Database {
 
     /// Runs `body` in a transaction: commits when it returns, rolls back when it throws.
     public func inTransaction<T>(_ kind: TransactionKind, _ body: () throws -> T) throws -> T {
-        try cachedStatement("BEGIN \(kind.rawValue) TRANSACTION").execute()
+        switch kind {
+        case .deferred: try cachedStatement("BEGIN DEFERRED TRANSACTION").execute()
+        case .immediate: try cachedStatement("BEGIN IMMEDIATE TRANSACTION").execute()
+        }
         let value: T
         do {
             value = try body()

@@ -1,4 +1,5 @@
 import ArgumentParser
+import WireProtocol
 import ChatModel
 import ChatStore
 
@@ -57,5 +58,5 @@ struct ChatCommand: ParsableCommand {
 private func applyPrintingChat(_ event: ChatEvent, _ selection: StoreSelection, create: Bool = false) throws {
     let store = try selection.openStore(create: create)
     let result = try reportingFailures { try store.apply(event) }
-    if case .chat(let chat) = result { output(JSONOutput.chat(chat)) }
+    if case .chat(let chat) = result { output(chat.jsonValue.text) }
 }

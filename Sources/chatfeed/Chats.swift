@@ -1,4 +1,5 @@
 import ArgumentParser
+import WireProtocol
 import ChatStore
 
 struct Chats: ParsableCommand {
@@ -15,10 +16,10 @@ struct Chats: ParsableCommand {
     }
 
     func run() throws {
-        let opened = try store.openStore(readOnly: false)
+        let opened = try store.openStore()
         let (total, items) = try reportingFailures { (try opened.chatCount(), try opened.chats(offset: offset, limit: limit)) }
         if json {
-            output(JSONOutput.chatsList(total: total, items: items))
+            output(WireResults.chatsList(total: total, items: items).text)
             return
         }
         let now = currentMilliseconds()

@@ -1,4 +1,5 @@
 import ArgumentParser
+import WireProtocol
 
 struct Locate: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Show the index of chats in the chat list.")
@@ -15,7 +16,7 @@ struct Locate: ParsableCommand {
         let opened = try store.openStore()
         let (total, positions) = try reportingFailures { (try opened.chatCount(), try opened.positions(of: ids)) }
         if json {
-            output(JSONOutput.locate(total: total, ids: ids, positions: positions))
+            output(WireResults.chatsLocate(total: total, indices: ids.map { ($0, positions[$0] ?? nil) }).text)
             return
         }
         var table = TextTable(headers: ["CHAT", "INDEX"])

@@ -1,4 +1,5 @@
 import ArgumentParser
+import WireProtocol
 
 struct Messages: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Show a chat's messages, newest first.")
@@ -18,7 +19,7 @@ struct Messages: ParsableCommand {
         let opened = try store.openStore()
         let items = try reportingFailures { try opened.messages(chat: chat, before: before, limit: limit) }
         if json {
-            output(JSONOutput.messagesList(items))
+            output(WireResults.messagesList(items: items).text)
             return
         }
         let now = currentMilliseconds()

@@ -8,7 +8,7 @@ struct Send: ParsableCommand {
         discussion: "Sending the same id with the same chat, sender, time and text again is a harmless duplicate.")
 
     @Argument(help: "The chat's id.") var chat: String
-    @Option(name: .customLong("from"), help: "The sender.") var sender: String
+    @Option(name: .customLong("from"), help: ArgumentHelp("The sender.", valueName: "sender")) var sender: String
     @Argument(help: "The message text.") var text: String
     @Option(help: "The message id (default: a fresh unique id).") var id: String?
     @Option(name: .customLong("at"), help: ArgumentHelp("Send time in ms since the Unix epoch (default: now).", valueName: "ms"))

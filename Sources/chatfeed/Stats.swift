@@ -1,4 +1,5 @@
 import ArgumentParser
+import WireProtocol
 import ChatStore
 
 struct Stats: ParsableCommand {
@@ -11,10 +12,11 @@ struct Stats: ParsableCommand {
         let opened = try store.openStore()
         let stats = try reportingFailures { try opened.stats() }
         if json {
-            output(JSONOutput.object([
-                ("chats", String(stats.chats)), ("messages", String(stats.messages)),
-                ("latestChangeSequence", String(stats.latestChangeSequence)),
-            ]))
+            let object: JSONValue = .object([
+                "chats": .integer(stats.chats), "messages": .integer(stats.messages),
+                "latestChangeSequence": .integer(stats.latestChangeSequence),
+            ])
+            output(object.text)
         } else {
             output("chats: \(stats.chats)\nmessages: \(stats.messages)\nlatest change: \(stats.latestChangeSequence)")
         }

@@ -101,6 +101,25 @@ struct CLI {
         #expect(try CLI.run(["chats", "--json"] + db).stdout == before)
     }
 
+    @Test func theConfigFileChoosesTheDatabaseAndABadKeyIsOneClearError() throws {
+        let directory = try TemporaryDirectory()
+        let config = directory.path("chatfeed.json")
+        try Data(#"{"database": "\#(directory.path("from-config.sqlite"))", "busyTimeoutMilliseconds": 100}"#.utf8)
+            .write(to: URL(fileURLWithPath: config))
+        #expect(try CLI.run(["init", "--config", config]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: directory.path("from-config.sqlite")))
+        // The flag wins over the file.
+        #expect(try CLI.run(["init", "--config", config, "--database", directory.path("flag.sqlite")]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: directory.path("flag.sqlite")))
+
+        let bad = directory.path("bad.json")
+        try Data(#"{"busyTimeoutMilliseconds": "soon"}"#.utf8).write(to: URL(fileURLWithPath: bad))
+        let refused = try CLI.run(["stats", "--config", bad, "--database", directory.path("flag.sqlite")])
+        #expect(refused.status == 1 && refused.stdout.isEmpty)
+        #expect(refused.stderr.hasPrefix("chatfeed: error: ") && refused.stderr.contains("busyTimeoutMilliseconds"))
+        #expect(refused.stderr.split(separator: "\n").count == 1)
+    }
+
     /// CLI processes and an in-process store write to one file at once: nothing fails or is lost.
     @Test func processesWritingAtOnceLoseNothing() throws {
         let directory = try TemporaryDirectory()

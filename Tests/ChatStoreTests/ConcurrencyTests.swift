@@ -2,6 +2,7 @@ import ChatModel
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 
 @testable import ChatStore
 
@@ -108,5 +109,56 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
         try holder.execute("ROLLBACK")
         #expect(try impatient.chat(id: "a")?.title == "A")
         try impatient.apply(.renameChat(id: "a", title: "B"))
+    }
+}
+
+extension ConcurrencyTests {
+    /// What the daemon does: follow another connection's commits through `changes(after:)` into a
+    /// mirror. Whatever the interleaving, the mirror ends equal to the store.
+    @Test func followingTheChangeLogWhileAnotherConnectionWritesMissesNothing() throws {
+        let test = try TestStore()
+        let path = test.path
+        let writerDone = Mutex(false)
+        let writerError = Mutex<String?>(nil)
+        let follower = test.store
+        var mirror: [String: Chat] = [:]
+        var sequence: Int64 = 0
+
+        let writer = Thread {
+            do {
+                let store = try ChatStore(path: path)
+                var random = SeededGenerator(seed: 99)
+                for step in 0..<600 {
+                    let chat = "c\(Int.random(in: 0..<12, using: &random))"
+                    switch Int.random(in: 0..<10, using: &random) {
+                    case 0: _ = try? store.apply(.createChat(id: chat, title: chat, createdAt: Int64(step)))
+                    case 1: _ = try? store.apply(.removeChat(id: chat))
+                    case 2: _ = try? store.apply(.markRead(id: chat))
+                    default:
+                        _ = try store.apply([
+                            message("m\(step)", in: chat, at: Int64.random(in: 0...1000, using: &random)),
+                            .renameChat(id: chat, title: "t\(step % 3)"),
+                        ])
+                    }
+                }
+            } catch {
+                writerError.withLock { $0 = "\(error)" }
+            }
+            writerDone.withLock { $0 = true }
+        }
+        writer.start()
+        var finished = false
+        while !finished {
+            finished = writerDone.withLock { $0 }
+            let (changes, latest) = try follower.changes(after: sequence)
+            for change in changes { mirror[change.chatID] = change.chat }
+            sequence = latest
+        }
+        let (changes, latest) = try follower.changes(after: sequence)
+        for change in changes { mirror[change.chatID] = change.chat }
+        #expect(writerError.withLock { $0 } == nil)
+        let all = try follower.allChats()
+        #expect(latest == all.latestSequence)
+        #expect(mirror.values.compactMap { $0 }.sorted { $0.orderKey < $1.orderKey } == all.chats)
     }
 }

@@ -55,3 +55,27 @@ import Testing
         #expect(plan.joined().contains("chat_list_order"), "plan: \(plan)")
     }
 }
+
+extension MigrationTests {
+    @Test func aFileThatIsNotADatabaseIsNamedInTheError() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("notes.txt")
+        try Data(String(repeating: "not a database\n", count: 100).utf8).write(to: URL(fileURLWithPath: path))
+        do {
+            _ = try ChatStore(path: path)
+            Issue.record("expected an error")
+        } catch let error as SQLiteError {
+            #expect(error.message == "'\(path)' is not a SQLite database")
+        }
+    }
+}
+
+@Suite struct StoreOptionsTests {
+    @Test(arguments: [(StoreOptions.Durability.normal, 1), (.full, 2)])
+    func durabilitySetsSynchronous(_ durability: StoreOptions.Durability, expected: Int) throws {
+        let test = try TestStore(options: StoreOptions(durability: durability, cacheSizeKiB: 8192))
+        #expect(try test.store.db.makeStatement("PRAGMA synchronous").fetchValue(Int.self) == expected)
+        #expect(try test.store.db.makeStatement("PRAGMA cache_size").fetchValue(Int.self) == -8192)
+        #expect(try test.store.db.makeStatement("PRAGMA foreign_keys").fetchValue(Int.self) == 1)
+    }
+}

@@ -1,6 +1,7 @@
 import ChatModel
 import Foundation
 import Testing
+import TestSupport
 
 @testable import ChatStore
 
@@ -99,5 +100,36 @@ import Testing
             #expect(error.sql == "SELECT * FROM nowhere")
             #expect(error.description.contains("no such table"))
         }
+    }
+}
+
+@Suite struct ListOrderTests {
+    /// `allChats()` sorts in memory; the pages come from SQLite's index. Both must agree.
+    @Test func theWholeListMatchesTheIndexOrder() throws {
+        let store = try TestStore().store
+        var random = SeededGenerator(seed: 7)
+        let alphabet = Array("aAbB_-é日z0")
+        let events = (0..<2000).map { i -> ChatEvent in
+            let id = String((0..<Int.random(in: 1...4, using: &random)).map { _ in alphabet.randomElement(using: &random)! }) + "\(i % 3)"
+            return .createChat(id: id, title: "t", createdAt: Int64.random(in: 0...20, using: &random))
+        }
+        _ = try store.apply(events)
+        let all = try store.allChats().chats
+        #expect(all.count == (try store.chatCount()))
+        #expect(all == (try store.chats(offset: 0, limit: all.count)))
+    }
+}
+
+extension ListOrderTests {
+    @Test func sparseRowIDsStillLoadInListOrder() throws {
+        let test = try TestStore()
+        for i in 0..<20 { try test.store.apply(.createChat(id: "c\(i)", title: "t", createdAt: Int64(i % 4))) }
+        try Database(path: test.path).execute("""
+            INSERT INTO chat (rowid, id, title, created_at, last_message_date, unread, revision)
+            VALUES (1000000000000, 'far', 'far', 2, 2, 0, 99), (-5, 'negative', 'n', 3, 3, 0, 100)
+            """)
+        let all = try test.store.allChats().chats
+        #expect(all.count == 22)
+        #expect(all == (try test.store.chats(offset: 0, limit: 100)))
     }
 }

@@ -1,5 +1,256 @@
 import Benchmark
+import CSQLite
+import ChatModel
+import ChatStore
+import Foundation
+
+// Store ingest beside raw libsqlite3 inserts of the same rows, and the whole-list load of
+// 1,000,000 chats. Each ingest iteration posts 1,000 messages (scaling factor kilo), so
+// "throughput" reads as thousands of posts per second.
 
 let benchmarks: @Sendable () -> Void = {
-    Benchmark("placeholder") { _ in }
+    let ingest = Benchmark.Configuration(
+        metrics: [.wallClock, .throughput], warmupIterations: 2, scalingFactor: .kilo,
+        maxDuration: .seconds(4), maxIterations: 200)
+
+    for groupSize in [1, 100, 1000] {
+        Benchmark("Store ingest, group commit of \(groupSize)", configuration: ingest.with(
+            setup: { Fixtures.ingest = try IngestFixture(name: "store-\(groupSize)", cacheSizeKiB: nil) },
+            teardown: { Fixtures.ingest = nil }
+        )) { benchmark in
+            try Fixtures.ingest!.postThroughStore(count: benchmark.scaledIterations.count, groupSize: groupSize)
+        }
+        Benchmark("Raw sqlite3 inserts, group commit of \(groupSize)", configuration: ingest.with(
+            setup: { Fixtures.ingest = try IngestFixture(name: "raw-\(groupSize)", cacheSizeKiB: nil) },
+            teardown: { Fixtures.ingest = nil }
+        )) { benchmark in
+            try Fixtures.ingest!.insertRaw(count: benchmark.scaledIterations.count, groupSize: groupSize)
+        }
+    }
+    for (label, cache) in [("64 MiB cache", 65_536)] {
+        Benchmark("Store ingest, group commit of 1000, \(label)", configuration: ingest.with(
+            setup: { Fixtures.ingest = try IngestFixture(name: "store-big", cacheSizeKiB: cache) },
+            teardown: { Fixtures.ingest = nil }
+        )) { benchmark in
+            try Fixtures.ingest!.postThroughStore(count: benchmark.scaledIterations.count, groupSize: 1000)
+        }
+        Benchmark("Raw sqlite3 inserts, group commit of 1000, \(label)", configuration: ingest.with(
+            setup: { Fixtures.ingest = try IngestFixture(name: "raw-big", cacheSizeKiB: cache) },
+            teardown: { Fixtures.ingest = nil }
+        )) { benchmark in
+            try Fixtures.ingest!.insertRaw(count: benchmark.scaledIterations.count, groupSize: 1000)
+        }
+    }
+
+    let load = Benchmark.Configuration(
+        metrics: [.wallClock, .peakMemoryResident], warmupIterations: 1, maxDuration: .seconds(20),
+        maxIterations: 5,
+        setup: { Fixtures.bigList = try BigListFixture(chats: 1_000_000) },
+        teardown: { Fixtures.bigList = nil })
+    Benchmark("allChats() of 1,000,000 chats", configuration: load) { benchmark in
+        let (chats, _) = try Fixtures.bigList!.store.allChats()
+        precondition(chats.count == 1_000_000)
+        blackHole(chats)
+    }
+    Benchmark("Raw sqlite3 step over the ordered list of 1,000,000 chats", configuration: load) { benchmark in
+        blackHole(try Fixtures.bigList!.stepRaw())
+    }
+}
+
+extension Benchmark.Configuration {
+    func with(setup: @escaping Benchmark.BenchmarkSetupHook, teardown: @escaping Benchmark.BenchmarkTeardownHook) -> Self {
+        var copy = self
+        copy.setup = setup
+        copy.teardown = teardown
+        return copy
+    }
+}
+
+/// Benchmarks run one at a time; their fixtures live here between setup and teardown.
+enum Fixtures {
+    nonisolated(unsafe) static var ingest: IngestFixture?
+    nonisolated(unsafe) static var bigList: BigListFixture?
+}
+
+func temporaryPath(_ name: String) -> String {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chatfeed-store-bench")
+    try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let path = directory.appendingPathComponent("\(name).sqlite").path
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    return path
+}
+
+struct BenchmarkFailure: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// A store with 1,000 chats that takes message posts, either through `ChatStore` or through raw
+/// libsqlite3 calls that write the same rows (message, chat update, change-log row).
+final class IngestFixture {
+    static let chatCount = 1000
+    let path: String
+    let store: ChatStore
+    var raw: OpaquePointer?
+    var rawStatements: [OpaquePointer?] = []
+    var next = 0
+    var chatUnread = [Int64](repeating: 0, count: IngestFixture.chatCount)
+    var revision: Int64 = 0
+
+    init(name: String, cacheSizeKiB: Int?) throws {
+        path = temporaryPath(name)
+        store = try ChatStore(path: path, options: StoreOptions(cacheSizeKiB: cacheSizeKiB))
+        _ = try store.apply((0..<Self.chatCount).map { .createChat(id: "chat-\($0)", title: "Chat \($0)", createdAt: 0) })
+        revision = try store.latestChangeSequence()
+
+        try check(sqlite3_open_v2(path, &raw, SQLITE_OPEN_READWRITE, nil))
+        try exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000")
+        if let cacheSizeKiB { try exec("PRAGMA cache_size = -\(cacheSizeKiB)") }
+        for sql in [
+            "INSERT INTO message (id, chat_id, sender, text, original_text, sent_at) VALUES (?1, ?2, ?3, ?4, ?4, ?5)",
+            """
+            UPDATE chat SET last_message_id = ?2, last_message_sender = ?3, last_message_text = ?4,
+                last_message_sent_at = ?5, last_message_date = ?5, unread = unread + 1, revision = ?6
+            WHERE id = ?1
+            """,
+            "INSERT INTO change_log (chat_id, kind) VALUES (?1, 'update')",
+            "BEGIN IMMEDIATE", "COMMIT",
+        ] {
+            var statement: OpaquePointer?
+            try check(sqlite3_prepare_v3(raw, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil))
+            rawStatements.append(statement)
+        }
+    }
+
+    deinit {
+        rawStatements.forEach { sqlite3_finalize($0) }
+        sqlite3_close_v2(raw)
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    func nextMessage() -> Message {
+        next += 1
+        return Message(
+            id: "msg-\(next)", chat: "chat-\(next % Self.chatCount)", sender: "user-\(next % 7)",
+            text: "message number \(next) with a little text", sentAt: Int64(1_000_000 + next))
+    }
+
+    func postThroughStore(count: Int, groupSize: Int) throws {
+        var group: [ChatEvent] = []
+        group.reserveCapacity(groupSize)
+        for _ in 0..<count {
+            group.append(.postMessage(nextMessage()))
+            if group.count == groupSize {
+                if groupSize == 1 {
+                    _ = try store.apply(group[0])
+                } else {
+                    for result in try store.apply(group) { _ = try result.get() }
+                }
+                group.removeAll(keepingCapacity: true)
+            }
+        }
+        if !group.isEmpty { _ = try store.apply(group) }
+    }
+
+    func insertRaw(count: Int, groupSize: Int) throws {
+        let insertMessage = rawStatements[0], updateChat = rawStatements[1], insertChange = rawStatements[2]
+        let begin = rawStatements[3], commit = rawStatements[4]
+        var inGroup = 0
+        for _ in 0..<count {
+            if inGroup == 0 { try step(begin) }
+            let message = nextMessage()
+            try bind(insertMessage, 1, message.id)
+            try bind(insertMessage, 2, message.chat)
+            try bind(insertMessage, 3, message.sender)
+            try bind(insertMessage, 4, message.text)
+            sqlite3_bind_int64(insertMessage, 5, message.sentAt)
+            try step(insertMessage)
+            revision += 1
+            try bind(updateChat, 1, message.chat)
+            try bind(updateChat, 2, message.id)
+            try bind(updateChat, 3, message.sender)
+            try bind(updateChat, 4, message.text)
+            sqlite3_bind_int64(updateChat, 5, message.sentAt)
+            sqlite3_bind_int64(updateChat, 6, revision)
+            try step(updateChat)
+            try bind(insertChange, 1, message.chat)
+            try step(insertChange)
+            inGroup += 1
+            if inGroup == groupSize {
+                try step(commit)
+                inGroup = 0
+            }
+        }
+        if inGroup > 0 { try step(commit) }
+    }
+
+    private func bind(_ statement: OpaquePointer?, _ index: Int32, _ text: String) throws {
+        var text = text
+        try text.withUTF8 { bytes in
+            try check(sqlite3_bind_text(
+                statement, index, UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self),
+                Int32(bytes.count), chatfeed_sqlite_transient()))
+        }
+    }
+
+    private func step(_ statement: OpaquePointer?) throws {
+        let code = sqlite3_step(statement)
+        sqlite3_reset(statement)
+        if code != SQLITE_DONE && code != SQLITE_ROW { try check(code) }
+    }
+
+    private func exec(_ sql: String) throws { try check(sqlite3_exec(raw, sql, nil, nil, nil)) }
+
+    private func check(_ code: Int32) throws {
+        if code != SQLITE_OK { throw BenchmarkFailure(description: "sqlite3 error \(code): \(String(cString: sqlite3_errmsg(raw)))") }
+    }
+}
+
+/// A store of `chats` chats, each with a last message, made by one SQL statement.
+final class BigListFixture {
+    let path: String
+    let store: ChatStore
+
+    init(chats: Int) throws {
+        path = temporaryPath("big-list")
+        store = try ChatStore(path: path)
+        let db = try Database(path: path)
+        try db.execute("""
+            BEGIN;
+            WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < \(chats))
+            INSERT INTO chat (id, title, created_at, last_message_id, last_message_sender, last_message_text,
+                              last_message_sent_at, last_message_date, unread, revision)
+            SELECT printf('chat-%07d', (i * 7919) % \(chats)), 'Chat number ' || i, 1000,
+                   'msg-' || i, 'user-' || (i % 97), 'the last message of chat ' || i || ', a line of text',
+                   1000000 + (i * 104729) % 5000000, 1000000 + (i * 104729) % 5000000, i % 5, i + 1
+            FROM n;
+            COMMIT;
+            """)
+    }
+
+    deinit {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    /// Steps through the same ordered query as `allChats()` without building any Swift value.
+    func stepRaw() throws -> Int {
+        var raw: OpaquePointer?
+        guard sqlite3_open_v2(path, &raw, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else {
+            throw BenchmarkFailure(description: "cannot open \(path)")
+        }
+        defer { sqlite3_close_v2(raw) }
+        var statement: OpaquePointer?
+        sqlite3_prepare_v2(raw, """
+            SELECT id, title, created_at, last_message_id, last_message_sender, last_message_text,
+                   last_message_sent_at, last_message_date, unread, revision
+            FROM chat ORDER BY last_message_date DESC, id ASC
+            """, -1, &statement, nil)
+        defer { sqlite3_finalize(statement) }
+        var rows = 0
+        var bytes = 0
+        while sqlite3_step(statement) == SQLITE_ROW {
+            rows += 1
+            bytes += Int(sqlite3_column_bytes(statement, 0)) + Int(sqlite3_column_bytes(statement, 5))
+        }
+        return rows + bytes
+    }
 }

@@ -1,0 +1,53 @@
+extension ChatStore {
+    /// The statements of the event path, prepared when the store opens and reused by every event.
+    struct PreparedStatements {
+        let fetchChat: Statement
+        let fetchMessage: Statement
+        /// The latest non-deleted message of a chat by (sentAt, id).
+        let latestMessage: Statement
+        let insertChange: Statement
+        let insertChat: Statement
+        /// Writes every displayed column but `last_message_date`, so the list-order index is left alone.
+        let updateChat: Statement
+        let updateChatAndDate: Statement
+        /// Inserts nothing when the id is taken (`changedRowCount` is 0 then).
+        let insertMessage: Statement
+        let editMessage: Statement
+        let deleteMessage: Statement
+        let removeChat: Statement
+
+        init(_ db: Database) throws(SQLiteError) {
+            fetchChat = try db.makeStatement("SELECT \(ChatStore.chatColumns) FROM chat WHERE id = ?1")
+            fetchMessage = try db.makeStatement("""
+                SELECT chat_id, sender, text, COALESCE(original_text, text), sent_at, edited_at, deleted
+                FROM message WHERE id = ?1
+                """)
+            latestMessage = try db.makeStatement("""
+                SELECT id, sender, text, sent_at FROM message
+                WHERE chat_id = ?1 AND deleted = 0 ORDER BY sent_at DESC, id DESC LIMIT 1
+                """)
+            insertChange = try db.makeStatement("INSERT INTO change_log (chat_id, kind) VALUES (?1, ?2)")
+            insertChat = try db.makeStatement("""
+                INSERT INTO chat (\(ChatStore.chatColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                """)
+            updateChat = try db.makeStatement("""
+                UPDATE chat SET title = ?2, last_message_id = ?3, last_message_sender = ?4,
+                    last_message_text = ?5, last_message_sent_at = ?6, unread = ?7, revision = ?8
+                WHERE id = ?1
+                """)
+            updateChatAndDate = try db.makeStatement("""
+                UPDATE chat SET title = ?2, last_message_id = ?3, last_message_sender = ?4,
+                    last_message_text = ?5, last_message_sent_at = ?6, unread = ?7, revision = ?8,
+                    last_message_date = ?9
+                WHERE id = ?1
+                """)
+            insertMessage = try db.makeStatement("""
+                INSERT INTO message (id, chat_id, sender, text, original_text, sent_at, edited_at)
+                VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6) ON CONFLICT (id) DO NOTHING
+                """)
+            editMessage = try db.makeStatement("UPDATE message SET text = ?2, edited_at = ?3 WHERE id = ?1")
+            deleteMessage = try db.makeStatement("UPDATE message SET deleted = 1 WHERE id = ?1")
+            removeChat = try db.makeStatement("DELETE FROM chat WHERE id = ?1")
+        }
+    }
+}
