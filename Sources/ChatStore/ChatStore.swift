@@ -49,6 +49,9 @@ public final class ChatStore {
         } else {
             try Self.enableWAL(db, waitingUpTo: options.busyTimeoutMilliseconds)
             try db.execute("PRAGMA synchronous = \(options.durability == .full ? "FULL" : "NORMAL")")
+            if let pages = options.autoCheckpointPages {
+                try db.execute("PRAGMA wal_autocheckpoint = \(max(pages, 0))")
+            }
             try migrate(db)
         }
     }

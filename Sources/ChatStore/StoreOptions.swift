@@ -16,14 +16,19 @@ public struct StoreOptions: Sendable, Hashable {
     public var cacheSizeKiB: Int?
     /// Opens the file read-only: no migration, every write fails.
     public var readOnly: Bool
+    /// The WAL size in pages at which a commit checkpoints on the committing thread
+    /// (`PRAGMA wal_autocheckpoint`); nil keeps SQLite's 1,000. A writer that checkpoints in a
+    /// `BackgroundCheckpointer` sets it high, as a backstop.
+    public var autoCheckpointPages: Int?
 
     public init(
         busyTimeoutMilliseconds: Int = 5000, durability: Durability = .normal,
-        cacheSizeKiB: Int? = nil, readOnly: Bool = false
+        cacheSizeKiB: Int? = nil, readOnly: Bool = false, autoCheckpointPages: Int? = nil
     ) {
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         self.durability = durability
         self.cacheSizeKiB = cacheSizeKiB
         self.readOnly = readOnly
+        self.autoCheckpointPages = autoCheckpointPages
     }
 }

@@ -17,6 +17,8 @@ final class Engine: @unchecked Sendable {
     private let options: ServerOptions
     private let logger: Logger
     private let store: ChatStore
+    /// Checkpoints the WAL on its own thread, so that commits here never wait for an fsync.
+    private let checkpointer: BackgroundCheckpointer
     private let feed: ChangeFeed
     private let queue = InputQueue()
     private let output: OutputWriter
@@ -34,7 +36,11 @@ final class Engine: @unchecked Sendable {
     init(options: ServerOptions, logger: Logger, input: Int32, output: Int32) throws {
         self.options = options
         self.logger = logger
-        store = try ChatStore(path: options.databasePath, options: options.store)
+        var storeOptions = options.store
+        storeOptions.autoCheckpointPages = storeOptions.autoCheckpointPages ?? 16_384
+        store = try ChatStore(path: options.databasePath, options: storeOptions)
+        checkpointer = try BackgroundCheckpointer(
+            path: options.databasePath, busyTimeoutMilliseconds: storeOptions.busyTimeoutMilliseconds)
         let loaded = try store.allChats()
         feed = ChangeFeed(chats: loaded.chats, options: options.feed)
         lastSequence = loaded.latestSequence
@@ -42,6 +48,7 @@ final class Engine: @unchecked Sendable {
         framer = LineFramer(maxLineBytes: options.maxLineBytes)
         inputDescriptor = input
         self.output = OutputWriter(fileDescriptor: output)
+        self.output.isShuttingDown = { [unowned self] in shutdownRequested.load(ordering: .acquiring) }
         logger.info("loaded chat list", metadata: [
             "chats": "\(loaded.chats.count)", "changeSequence": "\(loaded.latestSequence)",
             "database": "\(options.databasePath)",
@@ -61,20 +68,10 @@ final class Engine: @unchecked Sendable {
         var running = true
         while running {
             let stopping = shutdownRequested.load(ordering: .acquiring)
-            let inputs = queue.takeAll(waitingAtMost: stopping ? 0 : pollInterval)
-            for input in inputs {
-                switch input {
-                case .bytes(let bytes):
-                    bytes.withUnsafeBytes { chunk in framer.feed(chunk) { handle($0) } }
-                case .endOfInput:
-                    framer.finish { handle($0) }
-                    running = false
-                    logger.info("end of input: shutting down")
-                case .databaseChanged:
-                    break  // lookForOtherWriters() below checks every round
-                }
+            if !process(queue.takeAll(waitingAtMost: stopping ? 0 : pollInterval)) {
+                logger.info("end of input: shutting down")
+                running = false
             }
-            commitPendingWrites()
             lookForOtherWriters()
             if !output.flush() {
                 logger.info("stdout closed: shutting down")
@@ -85,8 +82,30 @@ final class Engine: @unchecked Sendable {
                 running = false
             }
         }
+        // Whatever was read but not handled yet (stdout closed mid-round) is still committed.
         queue.stop()
+        process(queue.takeAll(waitingAtMost: 0))
         output.flush()
+        checkpointer.stop()
+    }
+
+    /// Handles input in order and commits the writes among it. Returns false at end of input.
+    @discardableResult
+    private func process(_ inputs: [Input]) -> Bool {
+        var more = true
+        for input in inputs {
+            switch input {
+            case .bytes(let bytes):
+                bytes.withUnsafeBytes { chunk in framer.feed(chunk) { handle($0) } }
+            case .endOfInput:
+                framer.finish { handle($0) }
+                more = false
+            case .databaseChanged:
+                break  // lookForOtherWriters() checks every round
+            }
+        }
+        commitPendingWrites()
+        return more
     }
 
     /// Asks the engine to stop after the input it already holds (any thread).
@@ -256,7 +275,10 @@ final class Engine: @unchecked Sendable {
             }
         }
         flushOutputBuffer()
+        checkpointer.commitHappened()
         catchUp()
+        // Answer as soon as the group is durable, not at the end of the round.
+        output.flush()
     }
 
     /// Picks up commits of other processes: cheap when there are none (one PRAGMA).

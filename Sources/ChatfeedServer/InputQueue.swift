@@ -10,7 +10,7 @@ enum Input {
 
 /// A bounded queue from the stdin thread to the engine thread. The reader blocks while more than
 /// `capacityBytes` wait, so a client that writes faster than the engine commits is slowed down
-/// instead of growing memory.
+/// instead of growing memory, and an ack never waits behind more than that much input.
 final class InputQueue: @unchecked Sendable {
     private let condition = NSCondition()
     private var items: [Input] = []
@@ -19,7 +19,7 @@ final class InputQueue: @unchecked Sendable {
     private var stopped = false
     private let capacityBytes: Int
 
-    init(capacityBytes: Int = 8 << 20) {
+    init(capacityBytes: Int = 256 << 10) {
         self.capacityBytes = capacityBytes
     }
 

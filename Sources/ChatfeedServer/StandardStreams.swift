@@ -24,11 +24,16 @@ enum InputReader {
 }
 
 /// Writes whole protocol lines to a file descriptor. A closed pipe marks the writer closed
-/// instead of killing the process (SIGPIPE is ignored by the daemon).
+/// instead of killing the process (SIGPIPE is ignored by the daemon). It waits for the reader
+/// with `poll` and writes at most a pipe buffer at a time, so that a reader that stops reading
+/// can never hold the daemon past a requested shutdown for more than `shutdownGrace`.
 final class OutputWriter {
     private let fileDescriptor: Int32
     private(set) var isClosed = false
     private var pending: [UInt8] = []
+    /// True once the daemon is shutting down (checked while the reader does not read).
+    var isShuttingDown: () -> Bool = { false }
+    private let shutdownGrace: TimeInterval = 2
 
     init(fileDescriptor: Int32) {
         self.fileDescriptor = fileDescriptor
@@ -39,25 +44,39 @@ final class OutputWriter {
         pending.append(contentsOf: bytes)
     }
 
-    /// Writes everything queued; returns false when the other end is gone.
+    /// Writes everything queued; returns false when the other end is gone (or, during a
+    /// shutdown, has not read for `shutdownGrace` seconds).
     @discardableResult
     func flush() -> Bool {
         defer { pending.removeAll(keepingCapacity: pending.count < 1 << 20) }
         guard !isClosed, !pending.isEmpty else { return !isClosed }
         var offset = 0
+        var blockedSince: Date?
         while offset < pending.count {
+            var descriptor = pollfd(fd: fileDescriptor, events: Int16(POLLOUT), revents: 0)
+            let ready = poll(&descriptor, 1, 200)
+            if ready < 0 && errno == EINTR { continue }
+            if ready == 0 {
+                let since = blockedSince ?? Date()
+                blockedSince = since
+                if isShuttingDown() && Date().timeIntervalSince(since) > shutdownGrace { break }
+                continue
+            }
+            guard ready > 0, descriptor.revents & Int16(POLLERR | POLLNVAL) == 0 else { break }
+            blockedSince = nil
+            let chunk = min(pending.count - offset, Int(PIPE_BUF))
             let written = pending.withUnsafeBytes { bytes in
-                write(fileDescriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                write(fileDescriptor, bytes.baseAddress! + offset, chunk)
             }
             if written > 0 {
                 offset += written
             } else if written < 0 && (errno == EINTR || errno == EAGAIN) {
                 continue
             } else {
-                isClosed = true
-                return false
+                break
             }
         }
-        return true
+        if offset < pending.count { isClosed = true }
+        return !isClosed
     }
 }

@@ -134,6 +134,24 @@ import Glibc
         #expect(daemon.malformed.isEmpty)
     }
 
+    /// A client that never reads again cannot hold the daemon: after a SIGTERM it gives the
+    /// reader a short grace, then exits 0 — with every write it had read committed, in order.
+    @Test func aSignalWhileTheClientNeverReadsAgainStillEndsTheDaemon() throws {
+        let daemon = try Daemon()
+        daemon.setReadingPaused(true)
+        // ~300 KB of requests: they fit in the pipe and the daemon's input queue, so this test never
+        // blocks on its own writes, while the ~1 KB responses fill the unread stdout pipe.
+        let title = String(repeating: "y", count: 1_000)
+        for index in 0..<300 {
+            _ = daemon.post("chat.create", ["chat": .string("n\(index)"), "title": .string(title), "createdAt": .integer(Int64(index))])
+        }
+        usleep(500_000)
+        daemon.signal(SIGTERM)
+        #expect(try daemon.waitForExit() == .exited(0))
+        let (ids, _) = try Self.chatsInStore(daemon.directory)
+        #expect(Set(ids) == Set((0..<300).map { "n\($0)" }), "every write it read is committed")
+    }
+
     @Test func aClosedStdoutEndsTheDaemonCleanly() throws {
         let daemon = try Daemon()
         for index in 0..<5 {

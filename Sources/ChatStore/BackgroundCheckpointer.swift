@@ -1,0 +1,66 @@
+import CSQLite
+import Foundation
+
+/// Copies the write-ahead log back into the database file on a thread of its own, with a
+/// connection of its own, so that the writer's thread never waits for a checkpoint's `fsync`.
+///
+/// Pair it with a large `StoreOptions.autoCheckpointPages` on the writer's store (a backstop in
+/// case the checkpointer falls behind). Call `commitHappened()` after commits: the checkpointer
+/// runs a passive checkpoint (it never blocks readers or writers) at most every `interval`, and
+/// sleeps while nothing is written.
+public final class BackgroundCheckpointer: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var pendingCommits = false
+    private var stopped = false
+    private let interval: TimeInterval
+
+    /// Opens a second connection to `path` and starts the thread.
+    public init(path: String, busyTimeoutMilliseconds: Int, interval: TimeInterval = 0.05) throws {
+        let db = try Database(path: path, mode: .init(readOnly: false, create: false))
+        db.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
+        self.interval = interval
+        // The connection moves to the thread and is used there only.
+        let owned = OwnedConnection(db: db)
+        let thread = Thread { [self] in run(owned.db) }
+        thread.name = "chatstore.checkpointer"
+        thread.start()
+    }
+
+    /// Notes that the writer committed; cheap, from any thread.
+    public func commitHappened() {
+        condition.lock()
+        if !pendingCommits {
+            pendingCommits = true
+            condition.signal()
+        }
+        condition.unlock()
+    }
+
+    /// Ends the thread after its current checkpoint.
+    public func stop() {
+        condition.lock()
+        stopped = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func run(_ db: Database) {
+        while true {
+            condition.lock()
+            while !pendingCommits && !stopped { condition.wait() }
+            let stop = stopped
+            pendingCommits = false
+            condition.unlock()
+            if stop { return }
+            // A failed checkpoint (e.g. busy) is retried at the next commit.
+            _ = try? db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            Thread.sleep(forTimeInterval: interval)
+        }
+    }
+}
+
+/// A connection handed over to another thread, which becomes its only user.
+private final class OwnedConnection: @unchecked Sendable {
+    let db: Database
+    init(db: Database) { self.db = db }
+}
