@@ -57,9 +57,9 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["ListDiff", "ChatModel"], path: "Tests/TestSupport"),
         .testTarget(name: "ListDiffTests", dependencies: ["ListDiff", "TestSupport"]),
         .testTarget(name: "ChatModelTests", dependencies: ["ChatModel"]),
-        .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "ChatModel", "TestSupport"]),
+        .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "ChatModel", "TestSupport", "chatfeed"]),
         .testTarget(name: "ChangeFeedTests", dependencies: ["ChangeFeed", "ChatModel", "ListDiff", "TestSupport"]),
-        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "ChatModel"]),
+        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "ChatModel", "TestSupport"]),
         .testTarget(name: "ChatfeedConfigTests", dependencies: ["ChatfeedConfig"]),
         .testTarget(name: "ChatfeedCLITests", dependencies: ["chatfeed", "chatfeedd", "ListDiff", "WireProtocol", "TestSupport"]),
         .testTarget(name: "ChatfeedServerTests", dependencies: [

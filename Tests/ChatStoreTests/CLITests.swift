@@ -2,41 +2,16 @@ import ChatModel
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 
 @testable import ChatStore
 
 /// Runs the built `chatfeed` executable.
-struct CLI {
-    struct Outcome {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
+enum CLI {
+    static var executable: URL { BuiltExecutable.url("chatfeed") }
 
-    /// `.build/<configuration>/chatfeed`, beside the test bundle.
-    static let executable: URL = {
-        let besideTests = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("chatfeed")
-        if FileManager.default.isExecutableFile(atPath: besideTests.path) { return besideTests }
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent(".build/debug/chatfeed")
-    }()
-
-    static func run(_ arguments: [String]) throws -> Outcome {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Outcome(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+    static func run(_ arguments: [String]) throws -> BuiltExecutable.Outcome {
+        try BuiltExecutable.run("chatfeed", arguments)
     }
 }
 

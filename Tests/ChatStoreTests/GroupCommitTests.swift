@@ -1,6 +1,7 @@
 import ChatModel
 import Foundation
 import Testing
+import TestSupport
 
 @testable import ChatStore
 

@@ -1,13 +1,14 @@
 import Foundation
 import Testing
 @testable import WireProtocol
+import TestSupport
 
 /// Foundation's JSONSerialization as an independent oracle on damaged input: both parsers must
 /// accept and reject the same texts, except where ours is stricter by design (and where
 /// Foundation is lenient: trailing commas).
 @Suite struct DifferentialTests {
     @Test func agreesWithFoundation() throws {
-        var generator = SplitMix64(seed: 2024)
+        var generator = SeededGenerator(seed: 2024)
         let interesting: [UInt8] = [
             0x00, 0x09, 0x0A, 0x20, 0x22, 0x2B, 0x2C, 0x2D, 0x2E, 0x30, 0x31, 0x3A, 0x45, 0x5B, 0x5C, 0x5D, 0x65,
             0x66, 0x6E, 0x74, 0x75, 0x7B, 0x7D, 0x80, 0xC3, 0xE0, 0xED, 0xF0, 0xFF,

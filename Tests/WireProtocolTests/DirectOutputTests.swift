@@ -1,10 +1,11 @@
 import ChatModel
 import Testing
 @testable import WireProtocol
+import TestSupport
 
 /// The direct writers must produce exactly the bytes of the JSONValue path.
 @Suite struct DirectOutputTests {
-    private func randomChat(_ generator: inout SplitMix64) -> Chat {
+    private func randomChat(_ generator: inout SeededGenerator) -> Chat {
         let texts = ["", "a", "q\"uote", "back\\slash", "line\nbreak", "😀 é", "\u{0}\u{1F}"]
         let last = Bool.random(using: &generator)
             ? LastMessage(
@@ -19,7 +20,7 @@ import Testing
     }
 
     @Test func sameBytesAsJSONValue() {
-        var generator = SplitMix64(seed: 11)
+        var generator = SeededGenerator(seed: 11)
         for _ in 0..<300 {
             let chats = (0..<Int.random(in: 0...5, using: &generator)).map { _ in randomChat(&generator) }
             for chat in chats {

@@ -1,6 +1,7 @@
 import ChatModel
 import Testing
 @testable import WireProtocol
+import TestSupport
 
 /// Random damage to valid input must give an error or a value, never a crash, and every value
 /// that parses must survive a round trip.
@@ -13,7 +14,7 @@ import Testing
     ].map { Array($0.utf8) }
 
     @Test func mutatedInputNeverCrashes() throws {
-        var generator = SplitMix64(seed: 7)
+        var generator = SeededGenerator(seed: 7)
         let interesting: [UInt8] = [
             0x00, 0x0A, 0x22, 0x2C, 0x2D, 0x2E, 0x30, 0x31, 0x3A, 0x5B, 0x5C, 0x5D, 0x65, 0x75, 0x7B, 0x7D,
             0x80, 0xBF, 0xC0, 0xC3, 0xE0, 0xED, 0xF0, 0xF4, 0xF5, 0xFF,
@@ -53,7 +54,7 @@ import Testing
     }
 
     @Test func randomBytesNeverCrash() {
-        var generator = SplitMix64(seed: 99)
+        var generator = SeededGenerator(seed: 99)
         for _ in 0..<5_000 {
             let bytes = (0..<Int.random(in: 0...64, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
             _ = try? JSONValue(parsing: bytes)

@@ -1,5 +1,6 @@
 import Testing
 @testable import WireProtocol
+import TestSupport
 
 @Suite struct JSONSerializationTests {
     @Test func compactOutput() {
@@ -37,7 +38,7 @@ import Testing
     }
 
     @Test func randomRoundTrips() throws {
-        var generator = SplitMix64(seed: 0xC0FFEE)
+        var generator = SeededGenerator(seed: 0xC0FFEE)
         for _ in 0..<2_000 {
             let value = randomValue(depth: 0, using: &generator)
             let bytes = value.serialized()
@@ -47,7 +48,7 @@ import Testing
         }
     }
 
-    private func randomString(using generator: inout SplitMix64) -> String {
+    private func randomString(using generator: inout SeededGenerator) -> String {
         let pool: [Unicode.Scalar] = [
             "a", "Z", "0", " ", "\"", "\\", "/", "\n", "\t", "\u{0}", "\u{1F}", "\u{7F}", "é", "€", "日",
             "\u{FFFF}", "\u{10000}", "😀", "\u{10FFFF}", "\u{2028}",
@@ -59,7 +60,7 @@ import Testing
         return String(scalars)
     }
 
-    private func randomValue(depth: Int, using generator: inout SplitMix64) -> JSONValue {
+    private func randomValue(depth: Int, using generator: inout SeededGenerator) -> JSONValue {
         let kind = Int.random(in: 0..<(depth > 4 ? 6 : 8), using: &generator)
         switch kind {
         case 0: return .null

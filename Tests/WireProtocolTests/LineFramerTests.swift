@@ -1,5 +1,6 @@
 import Testing
 @testable import WireProtocol
+import TestSupport
 
 @Suite struct LineFramerTests {
     private func lines(_ strings: String...) -> [LineFramer.Output] { strings.map { .line(Array($0.utf8)) } }
@@ -22,7 +23,7 @@ import Testing
     }
 
     @Test func randomChunking() {
-        var generator = SplitMix64(seed: 42)
+        var generator = SeededGenerator(seed: 42)
         for _ in 0..<200 {
             var expected: [LineFramer.Output] = []
             var stream: [UInt8] = []

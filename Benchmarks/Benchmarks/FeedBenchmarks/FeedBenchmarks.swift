@@ -32,6 +32,33 @@ final class FeedIndex: @unchecked Sendable {
     }
 }
 
+/// A feed of `chatCount` chats with one subscription that needs no acks, so every event yields
+/// its batches at once.
+final class LiveFeed: @unchecked Sendable {
+    let feed: ChangeFeed
+    var now: Int64 = newestDate
+
+    init(limit: Int?) {
+        let chats = (0..<chatCount).map {
+            Chat(id: chatID($0), title: "Chat \($0)", createdAt: 0, lastMessage: nil,
+                 lastMessageDate: newestDate - Int64($0) * 1_000, unread: 0, revision: 1)
+        }
+        feed = ChangeFeed(chats: chats, options: FeedOptions(resetThreshold: .infinity))
+        _ = try! feed.subscribe(limit: limit, maxInFlight: 0)
+    }
+
+    /// The bottom chat gets a message: it moves to the top and changes.
+    func bumpBottom() -> [FeedNotification] {
+        var chat = feed.index.chats(from: feed.index.count - 1, count: 1)[0]
+        now += 1
+        chat.lastMessageDate = now
+        chat.lastMessage = LastMessage(id: "m\(now)", sender: "ann", text: "hi", sentAt: now)
+        chat.unread += 1
+        chat.revision += 1
+        return feed.apply([ChatChange(chatID: chat.id, chat: chat)])
+    }
+}
+
 struct SplitMix {
     var state: UInt64
     mutating func next() -> UInt64 {
@@ -95,6 +122,19 @@ let benchmarks: @Sendable () -> Void = {
         }
     } setup: {
         FeedIndex()
+    }
+
+    // The whole per-event path of the feed: the index update and the subscription's batches (a
+    // move to the top, then the deferred update) for the bottom chat of 1,000,000 bumped to the top.
+    for (name, limit) in [("full list", nil as Int?), ("top-50 window", 50)] {
+        Benchmark("ChangeFeed 1M, \(name) subscription: bottom chat bumped to the top, batches out", configuration: perEvent) {
+            benchmark, live in
+            for _ in benchmark.scaledIterations {
+                blackHole(live.bumpBottom())
+            }
+        } setup: {
+            LiveFeed(limit: limit)
+        }
     }
 
     // A window snapshot: the top 50.

@@ -1,1 +1,0 @@
-// End-to-end tests of chatfeedd arrive from the e2e branch.
