@@ -11,9 +11,12 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
+        // What the benchmarks share (a seeded generator).
+        .target(name: "BenchmarkSupport", path: "Support"),
         .executableTarget(
             name: "ListDiffBenchmarks",
             dependencies: [
+                "BenchmarkSupport",
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "ListDiff", package: "chatfeed"),
             ],
@@ -23,6 +26,7 @@ let package = Package(
         .executableTarget(
             name: "StoreBenchmarks",
             dependencies: [
+                "BenchmarkSupport",
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "ChatStore", package: "chatfeed"),
                 .product(name: "ChatModel", package: "chatfeed"),
@@ -33,6 +37,7 @@ let package = Package(
         .executableTarget(
             name: "FeedBenchmarks",
             dependencies: [
+                "BenchmarkSupport",
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "ChangeFeed", package: "chatfeed"),
                 .product(name: "ChatModel", package: "chatfeed"),
@@ -42,10 +47,11 @@ let package = Package(
         ),
         // End-to-end load of the release chatfeedd as a child process: a plain executable, since
         // the ordo-one harness's repeated in-process iterations do not fit one long run of another
-        // process. `swift run -c release DaemonLoad ingest|startup` (see BENCHMARKS-daemon.md).
+        // process. `swift run -c release DaemonLoad ingest|startup` (see Results/daemon.md).
         .executableTarget(
             name: "DaemonLoad",
             dependencies: [
+                "BenchmarkSupport",
                 .product(name: "ChatStore", package: "chatfeed"),
                 .product(name: "ChatModel", package: "chatfeed"),
                 .product(name: "WireProtocol", package: "chatfeed"),

@@ -1,4 +1,5 @@
 import Benchmark
+import BenchmarkSupport
 import ChangeFeed
 import ChatModel
 
@@ -24,7 +25,7 @@ func sortedKeys() -> [ChatOrderKey] {
 final class FeedIndex: @unchecked Sendable {
     var set: RankedSet<ChatOrderKey>
     var now: Int64
-    var rng = SplitMix(state: 42)
+    var rng = SplitMix64(seed: 42)
 
     init() {
         set = RankedSet(sorted: sortedKeys())
@@ -56,17 +57,6 @@ final class LiveFeed: @unchecked Sendable {
         chat.unread += 1
         chat.revision += 1
         return feed.apply([ChatChange(chatID: chat.id, chat: chat)])
-    }
-}
-
-struct SplitMix {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

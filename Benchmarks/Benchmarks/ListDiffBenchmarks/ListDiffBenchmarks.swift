@@ -1,4 +1,5 @@
 import Benchmark
+import BenchmarkSupport
 import ListDiff
 
 /// A row of the benchmark lists.
@@ -34,18 +35,6 @@ func bumpPair(count: Int) -> (old: [Row], new: [Row]) {
     bottom.revision += 1
     new.insert(bottom, at: 0)
     return (old, new)
-}
-
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 func moveCount(_ result: ListDiffResult<Row>) -> Int { result.structural?.moves.count ?? 0 }
