@@ -15,7 +15,7 @@ import Testing
         guard let path = ProcessInfo.processInfo.environment[Self.databaseVariable] else { return }
         let store = try ChatStore(path: path, options: StoreOptions(cacheSizeKiB: 64))
         store.beforeCommit = {
-            FileManager.default.createFile(atPath: path + ".ready", contents: Data())
+            _ = FileManager.default.createFile(atPath: path + ".ready", contents: Data())
             while true { sleep(60) }
         }
         _ = try store.apply((0..<Self.groupSize).map {
