@@ -126,9 +126,9 @@ extension ChatStore {
             guard try fetchChat(id: chatID) != nil else { throw ChatError.notFound(kind: "chat", id: chatID) }
             return try db.cachedStatement("""
                 SELECT id, chat_id, sender, text, sent_at, edited_at FROM message
-                WHERE chat_id = ?1 AND deleted = 0 AND sent_at < ?2
+                WHERE chat_id = ?1 AND deleted = 0 AND (?2 IS NULL OR sent_at < ?2)
                 ORDER BY sent_at DESC, id DESC LIMIT ?3
-                """).fetchAll(chatID, before ?? Int64.max, limit) { row in
+                """).fetchAll(chatID, before, limit) { row in
                 Message(id: row[0], chat: row[1], sender: row[2], text: row[3], sentAt: row[4], editedAt: row[5])
             }
         }

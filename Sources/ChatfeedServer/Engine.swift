@@ -20,7 +20,7 @@ final class Engine: @unchecked Sendable {
     /// Checkpoints the WAL on its own thread, so that commits here never wait for an fsync.
     private let checkpointer: BackgroundCheckpointer
     private let feed: ChangeFeed
-    private let queue = InputQueue()
+    private let queue: InputQueue
     private let output: OutputWriter
     private let inputDescriptor: Int32
     private var framer: LineFramer
@@ -29,26 +29,34 @@ final class Engine: @unchecked Sendable {
     /// Writes waiting for the group commit, in arrival order; a write whose params were invalid
     /// waits too, so that responses keep the order of the requests.
     private var pendingWrites: [(id: JSONValue?, method: String, event: Result<ChatEvent, RPCError>)] = []
-    private let shutdownRequested = Atomic<Bool>(false)
+    private let shutdown: ShutdownRequest
     private let startedAt = Date()
 
-    /// Opens (or creates) the database and loads the chat list.
-    init(options: ServerOptions, logger: Logger, input: Int32, output: Int32) throws {
+    /// Opens (or creates) the database and loads the chat list. `queue` and `shutdown` are the
+    /// daemon's, so that a shutdown can be requested while this still loads.
+    init(
+        options: ServerOptions, logger: Logger, input: Int32, output: Int32, queue: InputQueue,
+        shutdown: ShutdownRequest
+    ) throws {
         self.options = options
         self.logger = logger
+        self.queue = queue
+        self.shutdown = shutdown
         var storeOptions = options.store
         storeOptions.autoCheckpointPages = storeOptions.autoCheckpointPages ?? 16_384
         store = try ChatStore(path: options.databasePath, options: storeOptions)
         checkpointer = try BackgroundCheckpointer(
             path: options.databasePath, busyTimeoutMilliseconds: storeOptions.busyTimeoutMilliseconds)
+        // data_version first: a commit by another process during the load then shows as a
+        // change, and the first round catches up on it.
+        lastDataVersion = try store.dataVersion()
         let loaded = try store.allChats()
         feed = ChangeFeed(chats: loaded.chats, options: options.feed)
         lastSequence = loaded.latestSequence
-        lastDataVersion = try store.dataVersion()
         framer = LineFramer(maxLineBytes: options.maxLineBytes)
         inputDescriptor = input
         self.output = OutputWriter(fileDescriptor: output)
-        self.output.isShuttingDown = { [unowned self] in shutdownRequested.load(ordering: .acquiring) }
+        self.output.shutdownRequestedAt = { [shutdown] in shutdown.requestedAt }
         logger.info("loaded chat list", metadata: [
             "chats": "\(loaded.chats.count)", "changeSequence": "\(loaded.latestSequence)",
             "database": "\(options.databasePath)",
@@ -67,13 +75,13 @@ final class Engine: @unchecked Sendable {
         ])
         var running = true
         while running {
-            let stopping = shutdownRequested.load(ordering: .acquiring)
+            let stopping = shutdown.isRequested
             if !process(queue.takeAll(waitingAtMost: stopping ? 0 : pollInterval)) {
                 logger.info("end of input: shutting down")
                 running = false
             }
             lookForOtherWriters()
-            if !output.flush() {
+            if !output.flush() || output.isPeerGone {
                 logger.info("stdout closed: shutting down")
                 running = false
             }
@@ -106,12 +114,6 @@ final class Engine: @unchecked Sendable {
         }
         commitPendingWrites()
         return more
-    }
-
-    /// Asks the engine to stop after the input it already holds (any thread).
-    func requestShutdown() {
-        shutdownRequested.store(true, ordering: .releasing)
-        queue.wake()
     }
 
     // MARK: Requests
@@ -286,22 +288,25 @@ final class Engine: @unchecked Sendable {
         do {
             let version = try store.dataVersion()
             guard version != lastDataVersion else { return }
-            lastDataVersion = version
-            catchUp()
+            if catchUp() { lastDataVersion = version }
         } catch {
             logger.error("cannot read the database's data version", metadata: ["error": "\(error)"])
         }
     }
 
     /// Applies every change logged since the last one seen to the feed, and sends the batches.
-    private func catchUp() {
+    /// Returns false when the change log could not be read (the next look retries).
+    @discardableResult
+    private func catchUp() -> Bool {
         do {
             let (changes, latest) = try store.changes(after: lastSequence)
-            guard latest > lastSequence else { return }
+            guard latest > lastSequence else { return true }
             lastSequence = latest
             enqueue(feed.apply(changes))
+            return true
         } catch {
             logger.error("cannot read the change log", metadata: ["error": "\(error)"])
+            return false
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What the stdin and watcher threads hand to the engine.
 enum Input {
@@ -68,5 +69,19 @@ final class InputQueue: @unchecked Sendable {
         stopped = true
         condition.broadcast()
         condition.unlock()
+    }
+}
+
+/// A shutdown request, set from any thread (a signal handler's task) and read by the engine.
+final class ShutdownRequest: Sendable {
+    private let time = Mutex<Date?>(nil)
+
+    /// When the shutdown was first requested, nil until then.
+    var requestedAt: Date? { time.withLock { $0 } }
+
+    var isRequested: Bool { requestedAt != nil }
+
+    func request() {
+        time.withLock { if $0 == nil { $0 = Date() } }
     }
 }

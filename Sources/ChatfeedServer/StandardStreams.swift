@@ -26,13 +26,13 @@ enum InputReader {
 /// Writes whole protocol lines to a file descriptor. A closed pipe marks the writer closed
 /// instead of killing the process (SIGPIPE is ignored by the daemon). It waits for the reader
 /// with `poll` and writes at most a pipe buffer at a time, so that a reader that stops reading
-/// can never hold the daemon past a requested shutdown for more than `shutdownGrace`.
+/// can never hold the daemon for more than `shutdownGrace` after a shutdown was requested.
 final class OutputWriter {
     private let fileDescriptor: Int32
     private(set) var isClosed = false
     private var pending: [UInt8] = []
-    /// True once the daemon is shutting down (checked while the reader does not read).
-    var isShuttingDown: () -> Bool = { false }
+    /// When a shutdown was requested (checked while the reader does not read).
+    var shutdownRequestedAt: () -> Date? = { nil }
     private let shutdownGrace: TimeInterval = 2
 
     init(fileDescriptor: Int32) {
@@ -44,8 +44,9 @@ final class OutputWriter {
         pending.append(contentsOf: bytes)
     }
 
-    /// Writes everything queued; returns false when the other end is gone (or, during a
-    /// shutdown, has not read for `shutdownGrace` seconds).
+    /// Writes everything queued; returns false when the other end is gone (or, once a shutdown
+    /// was requested, has not read for `shutdownGrace` seconds since both the request and the
+    /// start of the wait).
     @discardableResult
     func flush() -> Bool {
         defer { pending.removeAll(keepingCapacity: pending.count < 1 << 20) }
@@ -59,7 +60,8 @@ final class OutputWriter {
             if ready == 0 {
                 let since = blockedSince ?? Date()
                 blockedSince = since
-                if isShuttingDown() && Date().timeIntervalSince(since) > shutdownGrace { break }
+                if let requested = shutdownRequestedAt(),
+                   Date().timeIntervalSince(max(since, requested)) > shutdownGrace { break }
                 continue
             }
             guard ready > 0, descriptor.revents & Int16(POLLERR | POLLNVAL) == 0 else { break }
@@ -78,5 +80,12 @@ final class OutputWriter {
         }
         if offset < pending.count { isClosed = true }
         return !isClosed
+    }
+
+    /// True when the reading end is closed, found without writing (POLLERR on a pipe whose
+    /// reader is gone), so that an idle daemon notices a closed stdout too.
+    var isPeerGone: Bool {
+        var descriptor = pollfd(fd: fileDescriptor, events: 0, revents: 0)
+        return poll(&descriptor, 1, 0) > 0 && descriptor.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0
     }
 }

@@ -41,18 +41,27 @@ struct ChatfeedDaemonCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "chatfeedd")
-        let daemon: ChatfeedDaemon
-        do {
-            daemon = try ChatfeedDaemon(options: ServerOptions(configuration: configuration), logger: logger)
-        } catch {
-            fail("cannot open the database '\(configuration.database)': \(error)")
-        }
+        let daemon = ChatfeedDaemon(options: ServerOptions(configuration: configuration), logger: logger)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [.init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup)],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
-        try await group.run()
+        do {
+            try await group.run()
+        } catch {
+            fail("\(Self.rootCause(of: error))")
+        }
         logger.info("stopped")
+    }
+
+    /// The daemon's own error inside the service group's wrapping.
+    private static func rootCause(of error: any Error) -> any Error {
+        if error is DaemonStartError { return error }
+        let mirror = Mirror(reflecting: error)
+        for child in mirror.children {
+            if let inner = child.value as? any Error { return rootCause(of: inner) }
+        }
+        return error
     }
 
     private func fail(_ message: String) -> Never {

@@ -47,6 +47,15 @@ import TestSupport
         #expect(try store.stats() == StoreStats(chats: 2, messages: 11, latestChangeSequence: 14))
     }
 
+    @Test func theFirstPageIncludesMessagesAtTheLatestPossibleTime() throws {
+        let store = try TestStore().store
+        try store.apply(.createChat(id: "a", title: "A", createdAt: 0))
+        try store.apply(message("late", in: "a", at: .max))
+        try store.apply(message("early", in: "a", at: .min))
+        #expect(try store.messages(chat: "a", before: nil, limit: 5).map(\.id) == ["late", "early"])
+        #expect(try store.messages(chat: "a", before: .max, limit: 5).map(\.id) == ["early"])
+    }
+
     @Test func changesListEachChangedChatOnceInOrderOfItsLatestChange() throws {
         let store = try TestStore().store
         for id in ["a", "b", "c", "d"] { try store.apply(.createChat(id: id, title: id, createdAt: 0)) }

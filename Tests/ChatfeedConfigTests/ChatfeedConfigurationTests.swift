@@ -46,7 +46,7 @@ import Testing
         let defaults = ChatfeedConfiguration.defaults
         #expect(defaults.database == "chatfeed.sqlite")
         #expect(defaults.busyTimeoutMilliseconds == 5000)
-        #expect(defaults.durability == .normal)
+        #expect(defaults.durability == .full)
         #expect(defaults.cacheSizeKiB == 65536)
         #expect(defaults.pollIntervalMilliseconds == 20)
         #expect(defaults.maxLineBytes == 1_048_576)

@@ -152,6 +152,15 @@ import Glibc
         #expect(Set(ids) == Set((0..<300).map { "n\($0)" }), "every write it read is committed")
     }
 
+    /// An idle daemon notices a closed stdout on its own, without a request to answer.
+    @Test func aClosedStdoutEndsAnIdleDaemon() throws {
+        let daemon = try Daemon()
+        try daemon.call("chat.create", ["chat": "kept", "title": "T", "createdAt": 1])
+        daemon.closeStdout()
+        #expect(try daemon.waitForExit() == .exited(0))
+        #expect(try Self.chatsInStore(daemon.directory).ids == ["kept"])
+    }
+
     @Test func aClosedStdoutEndsTheDaemonCleanly() throws {
         let daemon = try Daemon()
         for index in 0..<5 {
