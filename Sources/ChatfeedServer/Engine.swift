@@ -2,8 +2,10 @@ import ChangeFeed
 import ChatModel
 import ChatStore
 import Foundation
+import JSONCodec
 import ListDiff
 import Logging
+import SQLite
 import Synchronization
 import WireProtocol
 
@@ -19,7 +21,7 @@ final class Engine: @unchecked Sendable {
     private let store: ChatStore
     /// Checkpoints the WAL on its own thread, so that commits here never wait for an fsync.
     private let checkpointer: BackgroundCheckpointer
-    private let feed: ChangeFeed
+    private let feed: LiveFeed
     private let queue: InputQueue
     private let output: OutputWriter
     private let inputDescriptor: Int32
@@ -51,7 +53,7 @@ final class Engine: @unchecked Sendable {
         // change, and the first round catches up on it.
         lastDataVersion = try store.dataVersion()
         let loaded = try store.allChats()
-        feed = ChangeFeed(chats: loaded.chats, options: options.feed)
+        feed = LiveFeed(chats: loaded.chats, options: options.feed)
         lastSequence = loaded.latestSequence
         framer = LineFramer(maxLineBytes: options.maxLineBytes)
         inputDescriptor = input
