@@ -21,7 +21,7 @@ struct Watch: ParsableCommand {
 
     @Flag(help: "Use a fresh demo database and generate realistic traffic.") var demo = false
     @Option(help: "Rows to show (default: the terminal's height).") var limit: Int?
-    @Option(help: ArgumentHelp("Stop after this many seconds (default: run until Ctrl-C).", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Stop this many seconds after the list first shows (default: run until Ctrl-C).", valueName: "seconds"))
     var duration: Double?
     @Option(help: ArgumentHelp("Resume from the rows saved in this file, and save the rows shown to it when the watch stops.", valueName: "file"))
     var resume: String?
@@ -70,10 +70,13 @@ struct Watch: ParsableCommand {
         if let saved { subscribe.append("known", SavedRows.known(saved)) }
         daemon.send(method: "feed.subscribe", params: subscribe, id: "subscribe")
 
-        let deadline = duration.map { Date().addingTimeInterval($0) }
+        // Counted from the subscription's answer, so that a slow start never ends the watch
+        // before it showed the list (or caught up from the saved rows).
+        var deadline: Date?
         var nextTraffic = Date()
         while !Watch.interrupted.load() {
             if let deadline, Date() >= deadline { break }
+            if deadline == nil, let duration, screen.isSubscribed { deadline = Date().addingTimeInterval(duration) }
             for message in daemon.takeMessages(waitingAtMost: 0.05) {
                 try screen.receive(message, acknowledge: { daemon.send(method: "feed.ack", params: $0, id: nil) })
             }
@@ -88,7 +91,7 @@ struct Watch: ParsableCommand {
             screen.render(now: currentMilliseconds())
         }
         screen.finish()
-        if let resume, screen.isSubscribed { try SavedRows.save(screen.shownRows, to: resume) }
+        if let resume, screen.isSubscribed || saved != nil { try SavedRows.save(screen.shownRows, to: resume) }
     }
 
     /// Set by SIGINT so that the loop ends and the child is stopped cleanly.
