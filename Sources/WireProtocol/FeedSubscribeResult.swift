@@ -1,4 +1,5 @@
 import ChatModel
+import JSONCodec
 import ListDiff
 
 /// The result of `feed.subscribe`: the subscription, and either the list (`items`) or, for a

@@ -54,7 +54,7 @@ struct ResumeTests {
         var generator = SeededGenerator(seed: seed)
         var stream = ChatStream()
         for _ in 0..<40 { _ = stream.nextChange(using: &generator) }
-        let feed = ChangeFeed(chats: stream.list, options: FeedOptions(resetThreshold: .infinity))
+        let feed = LiveFeed(chats: stream.list, options: FeedOptions(resetThreshold: .infinity))
         for round in 0..<60 {
             let shown = try feed.subscribe(limit: limit, maxInFlight: 0).items
             // Anything from nothing to a long absence.
@@ -145,7 +145,7 @@ struct ResumeTests {
 
     @Test("duplicate ids are invalid params naming the id; nothing is subscribed")
     func duplicates() throws {
-        let feed = ChangeFeed(chats: [])
+        let feed = LiveFeed(chats: [])
         let known = [KnownRow(id: "a", revision: 1), KnownRow(id: "b", revision: 1), KnownRow(id: "a", revision: 2)]
         #expect(throws: ChatError.invalidParams(
             field: "known", reason: "holds the id \"a\" twice (rows 0 and 2); ids must be distinct")) {
@@ -159,14 +159,14 @@ struct ResumeTests {
         let chats = (0..<30).map {
             Chat(id: "c\($0)", title: "C\($0)", createdAt: 0, lastMessage: nil, lastMessageDate: Int64(1_000 - $0), unread: 0, revision: 1)
         }
-        let feed = ChangeFeed(chats: chats, options: FeedOptions(resetThreshold: 0.1))
+        let feed = LiveFeed(chats: chats, options: FeedOptions(resetThreshold: 0.1))
         let snapshot = try feed.subscribe(limit: 10, maxInFlight: nil, known: [])
         let batches = try #require(snapshot.batches)
         #expect(batches.count == 1)
         #expect(batches[0].inserts.map(\.item) == Array(chats.prefix(10)))
         #expect(batches[0].inserts.map(\.index) == Array(0..<10))
         #expect(try feed.subscribe(limit: nil, maxInFlight: nil, known: []).batches?.first?.inserts.count == 30)
-        let empty = ChangeFeed(chats: [])
+        let empty = LiveFeed(chats: [])
         #expect(try empty.subscribe(limit: nil, maxInFlight: nil, known: []).batches == [])
     }
 
@@ -175,7 +175,7 @@ struct ResumeTests {
         var generator = SeededGenerator(seed: 302)
         var stream = ChatStream()
         for _ in 0..<30 { _ = stream.nextChange(using: &generator) }
-        let feed = ChangeFeed(chats: stream.list, options: FeedOptions(resetThreshold: 0.5))
+        let feed = LiveFeed(chats: stream.list, options: FeedOptions(resetThreshold: 0.5))
         let shown = try feed.subscribe(limit: 10, maxInFlight: 0).items
         // A small change: batches.
         let one = stream.nextChange(using: &generator)
@@ -195,7 +195,7 @@ struct ResumeTests {
         var generator = SeededGenerator(seed: 303)
         var stream = ChatStream()
         for _ in 0..<30 { _ = stream.nextChange(using: &generator) }
-        let feed = ChangeFeed(chats: stream.list, options: FeedOptions(resetThreshold: .infinity))
+        let feed = LiveFeed(chats: stream.list, options: FeedOptions(resetThreshold: .infinity))
         let shown = try feed.subscribe(limit: 8, maxInFlight: 0).items
         for _ in 0..<20 { _ = feed.apply(stream.nextGroup(maxChanges: 3, using: &generator)) }
         let resumed = try feed.subscribe(limit: 8, maxInFlight: 1, known: shown.map(\.knownRow))

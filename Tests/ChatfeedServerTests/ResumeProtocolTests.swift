@@ -1,4 +1,5 @@
 import ChatModel
+import JSONCodec
 import Foundation
 import ListDiff
 import Testing

@@ -1,4 +1,5 @@
 import ChatModel
+import JSONCodec
 import ListDiff
 import Testing
 import WireProtocol

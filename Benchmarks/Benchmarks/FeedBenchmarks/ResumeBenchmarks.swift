@@ -15,7 +15,7 @@ let resumeChatCount = 100_000
 /// of those chats changed: half of them got a message (to the top), the others were read or
 /// renamed (updated in place).
 final class ResumeScenario: @unchecked Sendable {
-    let feed: ChangeFeed
+    let feed: LiveFeed
     let known: [KnownRow]
 
     init(changedShare: Double) {
@@ -24,7 +24,7 @@ final class ResumeScenario: @unchecked Sendable {
                  lastMessage: LastMessage(id: "m\($0)", sender: "ann", text: "see you at the station at nine", sentAt: newestDate - Int64($0) * 1_000),
                  lastMessageDate: newestDate - Int64($0) * 1_000, unread: 1, revision: 1)
         }
-        feed = ChangeFeed(chats: chats, options: FeedOptions(resetThreshold: .infinity))
+        feed = LiveFeed(chats: chats, options: FeedOptions(resetThreshold: .infinity))
         let shown = try! feed.subscribe(limit: resumeWindow, maxInFlight: 0).items
         known = shown.map { KnownRow(id: $0.id, revision: $0.revision) }
         var rng = SplitMix64(seed: 7)
