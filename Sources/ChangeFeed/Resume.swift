@@ -41,11 +41,11 @@ public struct ResumeDiff: Sendable {
         }
         let result: ListDiffResult<ResumeRow>
         do {
-            result = try ListDiff.diff(from: old, to: new, orderKeyChanged: revisionChanged)
+            result = try ListDiffer.diff(from: old, to: new, orderKeyChanged: revisionChanged)
             knownWasConsistent = true
         } catch {
             // Ids are distinct on both sides, so the only failure left is a contradictory order.
-            result = (try? ListDiff.diff(from: old, to: new)) ?? ListDiffResult(structural: nil, updates: nil)
+            result = (try? ListDiffer.diff(from: old, to: new)) ?? ListDiffResult(structural: nil, updates: nil)
             knownWasConsistent = false
         }
         // Inserted and updated rows come from `current`, so each has its chat.
