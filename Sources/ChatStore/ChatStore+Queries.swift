@@ -98,10 +98,11 @@ extension ChatStore {
         try fetchChat(id: id)
     }
 
-    /// The index of each chat in the chat list, nil for an unknown id. Counts the index entries
-    /// before the chat's key, in one read transaction.
+    /// The index of each chat in the chat list, nil for an unknown id (an invalid id is
+    /// `invalidParams`). Counts the index entries before the chat's key, in one read transaction.
     public func positions(of ids: [String]) throws -> [String: Int?] {
-        try db.inTransaction(.deferred) {
+        for (index, id) in ids.enumerated() { try Identifier.validate(id, field: "ids[\(index)]") }
+        return try db.inTransaction(.deferred) {
             var positions: [String: Int?] = [:]
             let dateOf = try db.cachedStatement("SELECT last_message_date FROM chat WHERE id = ?1")
             let countBefore = try db.cachedStatement("""
@@ -120,8 +121,9 @@ extension ChatStore {
     }
 
     /// Non-deleted messages of a chat, newest first by (sentAt, id), sent before `before`
-    /// (exclusive) when given.
+    /// (exclusive) when given. An invalid chat id is `invalidParams`, an unknown one `notFound`.
     public func messages(chat chatID: String, before: Int64?, limit: Int) throws -> [Message] {
+        try Identifier.validate(chatID, field: "chat")
         if limit < 0 { throw ChatError.invalidParams(field: "limit", reason: "must be 0 or more, not \(limit)") }
         return try db.inTransaction(.deferred) {
             guard try fetchChat(id: chatID) != nil else { throw ChatError.notFound(kind: "chat", id: chatID) }

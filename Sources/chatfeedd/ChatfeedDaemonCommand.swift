@@ -38,7 +38,7 @@ struct ChatfeedDaemonCommand: AsyncParsableCommand {
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
-            return handler
+            return SanitizingLogHandler(inner: handler)
         }
         let logger = Logger(label: "chatfeedd")
         let daemon = ChatfeedDaemon(options: ServerOptions(configuration: configuration), logger: logger)
