@@ -1,5 +1,6 @@
 import ChatModel
 import Foundation
+import JSONCodec
 import Testing
 import WireProtocol
 
