@@ -83,8 +83,9 @@ extension ChatStore {
         return slots
     }
 
+    /// The number of chats. O(1): a counter kept by the writes.
     public func chatCount() throws -> Int {
-        try db.cachedStatement("SELECT COUNT(*) FROM chat").fetchValue(Int.self) ?? 0
+        try db.cachedStatement("SELECT chats FROM store_count WHERE id = 0").fetchValue(Int.self) ?? 0
     }
 
     /// The chats at `offset..<offset+limit` of the chat list.
@@ -137,13 +138,14 @@ extension ChatStore {
         }
     }
 
-    /// Counts of chats and non-deleted messages, and the latest change sequence.
+    /// Counts of chats and non-deleted messages, and the latest change sequence, from one read
+    /// transaction. O(log n): the counts are counters kept by every write (schema version 3),
+    /// never a count over the tables.
     public func stats() throws -> StoreStats {
         try db.inTransaction(.deferred) {
-            StoreStats(
-                chats: try chatCount(),
-                messages: try db.cachedStatement("SELECT COUNT(*) FROM message WHERE deleted = 0").fetchValue(Int.self) ?? 0,
-                latestChangeSequence: try latestChangeSequence())
+            let counts = try db.cachedStatement("SELECT chats, messages FROM store_count WHERE id = 0")
+                .fetchOne { row -> (Int, Int) in (row[0], row[1]) } ?? (0, 0)
+            return StoreStats(chats: counts.0, messages: counts.1, latestChangeSequence: try latestChangeSequence())
         }
     }
 }
