@@ -100,6 +100,7 @@ extension ChatfeedConfiguration {
             ("busyTimeoutMilliseconds", busyTimeoutMilliseconds), ("cacheSizeKiB", cacheSizeKiB),
             ("pollIntervalMilliseconds", pollIntervalMilliseconds), ("maxLineBytes", maxLineBytes),
             ("defaultMaxInFlight", defaultMaxInFlight), ("groupCommitMaxEvents", groupCommitMaxEvents),
+            ("maxSubscriptions", maxSubscriptions), ("maxPendingChats", maxPendingChats),
         ] {
             try copy.set(key, to: .integer(Int64(value)), source: source)
         }
@@ -144,6 +145,8 @@ extension ChatfeedConfiguration {
         case "maxLineBytes": maxLineBytes = try integer()
         case "defaultMaxInFlight": defaultMaxInFlight = try integer()
         case "groupCommitMaxEvents": groupCommitMaxEvents = try integer()
+        case "maxSubscriptions": maxSubscriptions = try integer()
+        case "maxPendingChats": maxPendingChats = try integer()
         case "logLevel": logLevel = try choice(LogLevel.self)
         case "resetThreshold":
             guard let ratio = value.numberValue?.doubleValue else { throw wrongType("a number") }

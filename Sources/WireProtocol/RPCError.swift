@@ -18,6 +18,9 @@ public struct RPCError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let notFound = -32001
     public static let conflict = -32002
     public static let lineTooLong = -32003
+    /// A configured limit of the daemon is reached (too many subscriptions); `data.setting`
+    /// names the configuration key and `data.limit` its value.
+    public static let limitReached = -32005
 
     public init(code: Int, message: String, data: JSONValue? = nil) {
         self.code = code
@@ -26,7 +29,7 @@ public struct RPCError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The error of a domain failure: invalid params (−32602, `data.field` names the field),
-    /// not found (−32001) or conflict (−32002).
+    /// not found (−32001), conflict (−32002) or limit reached (−32005).
     public init(_ error: ChatError) {
         switch error {
         case .invalidParams(let field, _):
@@ -35,6 +38,10 @@ public struct RPCError: Error, Hashable, Sendable, CustomStringConvertible {
             self.init(code: Self.notFound, message: error.description, data: ["kind": .string(kind), "id": .string(id)])
         case .conflict:
             self.init(code: Self.conflict, message: error.description)
+        case .limitReached(let setting, let limit, _):
+            self.init(
+                code: Self.limitReached, message: error.description,
+                data: ["setting": .string(setting), "limit": .integer(Int64(limit))])
         }
     }
 
