@@ -12,7 +12,7 @@ struct ChatfeedDaemonCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "chatfeedd",
         abstract: "Serve a chatfeed store over JSON-RPC lines on stdin/stdout.",
-        discussion: "Ends gracefully (pending writes committed, responses flushed, status 0) at end of input, on SIGINT or SIGTERM, or when stdout closes.")
+        discussion: "Ends gracefully (pending writes committed, responses flushed, status 0) at end of input, on SIGINT, SIGTERM or SIGHUP, or when stdout closes.")
 
     @Option(help: ArgumentHelp("The SQLite database file; created when missing.", valueName: "path"))
     var database: String?
@@ -44,7 +44,7 @@ struct ChatfeedDaemonCommand: AsyncParsableCommand {
         let daemon = ChatfeedDaemon(options: ServerOptions(configuration: configuration), logger: logger)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [.init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup)],
-            gracefulShutdownSignals: [.sigterm, .sigint],
+            gracefulShutdownSignals: [.sigterm, .sigint, .sighup],
             logger: logger))
         do {
             try await group.run()
