@@ -55,7 +55,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(name: "chatfeed", dependencies: [
-            "ListDiff", "ChatModel", "ChatStore", "SQLite", "JSONCodec", "WireProtocol", "ChatfeedConfig",
+            "ListDiff", "ChatModel", "ChatStore", "SQLite", "JSONCodec", "WireProtocol", "ChatfeedConfig", "ChatfeedServer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -64,11 +64,11 @@ let package = Package(
         .testTarget(name: "ListDiffTests", dependencies: ["ListDiff", "TestSupport"]),
         .testTarget(name: "ChatModelTests", dependencies: ["ChatModel"]),
         .testTarget(name: "JSONCodecTests", dependencies: ["JSONCodec", "TestSupport"]),
-        .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "SQLite", "ChatModel", "TestSupport", "chatfeed"]),
+        .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "SQLite", "ChatModel", "TestSupport"]),
         .testTarget(name: "ChangeFeedTests", dependencies: ["ChangeFeed", "ChatModel", "ListDiff", "TestSupport"]),
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "JSONCodec", "ChatModel", "ListDiff", "TestSupport"]),
         .testTarget(name: "ChatfeedConfigTests", dependencies: ["ChatfeedConfig"]),
-        .testTarget(name: "ChatfeedCLITests", dependencies: ["chatfeed", "chatfeedd", "ListDiff", "JSONCodec", "WireProtocol", "TestSupport"]),
+        .testTarget(name: "ChatfeedCLITests", dependencies: ["chatfeed", "chatfeedd", "ChatStore", "ChatModel", "ListDiff", "JSONCodec", "WireProtocol", "TestSupport"]),
         .testTarget(name: "ChatfeedServerTests", dependencies: [
             "ChatfeedServer", "ChatfeedConfig", "ChatStore", "ChatModel", "ListDiff", "JSONCodec", "WireProtocol", "TestSupport",
         ]),

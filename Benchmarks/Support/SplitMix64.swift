@@ -1,4 +1,6 @@
-/// SplitMix64: a small seeded generator, so that every benchmark run uses the same data.
+/// SplitMix64: a small seeded generator, so that every benchmark run uses the same data. (The
+/// tests' `SeededGenerator` is the same algorithm; TestSupport is a test-only target that this
+/// package cannot depend on.)
 public struct SplitMix64: RandomNumberGenerator {
     public var state: UInt64
 

@@ -52,7 +52,7 @@ extension ChatStore {
         case .postMessage(let message):
             return .posted(duplicate: try post(message))
         case .editMessage(let id, let text, let editedAt):
-            try edit(messageID: id, text: text, editedAt: editedAt ?? Self.now())
+            try edit(messageID: id, text: text, editedAt: editedAt ?? currentMilliseconds())
             return .done
         case .deleteMessage(let id):
             try delete(messageID: id)
@@ -144,6 +144,4 @@ extension ChatStore {
         if message.sentAt != last.sentAt { return message.sentAt > last.sentAt }
         return bytewiseLess(last.id, message.id)
     }
-
-    static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
 }

@@ -12,9 +12,10 @@ import WireProtocol
 /// The daemon's single serialization point: it owns the store connection, the feed and stdout,
 /// and handles every request and every commit, its own or another process's, in one order.
 ///
-/// Everything but `requestShutdown()` runs on the engine thread. A round takes all the input that
-/// has arrived, commits consecutive writes in one transaction (group commit), answers, catches
-/// the feed up from the change log, and writes the batches, without ever yielding in between.
+/// Everything here runs on the engine thread; other threads only fill its input queue and request
+/// a shutdown (`ShutdownRequest`). A round takes all the input that has arrived, commits
+/// consecutive writes in one transaction (group commit), answers, catches the feed up from the
+/// change log, and writes the batches, without ever yielding in between.
 final class Engine: @unchecked Sendable {
     private let options: ServerOptions
     private let logger: Logger
@@ -28,9 +29,8 @@ final class Engine: @unchecked Sendable {
     private var framer: LineFramer
     private var lastSequence: Int64
     private var lastDataVersion: Int64
-    /// Writes waiting for the group commit, in arrival order; a write whose params were invalid
-    /// waits too, so that responses keep the order of the requests.
-    private var pendingWrites: [(id: JSONValue?, method: String, event: Result<ChatEvent, RPCError>)] = []
+    /// Writes waiting for the group commit, in arrival order.
+    private var pendingWrites: [PendingWrite] = []
     private let shutdown: ShutdownRequest
     private let startedAt = Date()
 
@@ -142,7 +142,7 @@ final class Engine: @unchecked Sendable {
     private func handle(_ request: RPCRequest) {
         let command: WireCommand
         do {
-            command = try WireCommand(request, now: Self.now())
+            command = try WireCommand(request, now: currentMilliseconds())
         } catch {
             if WireMethod(rawValue: request.method)?.isWrite == true {
                 queueWrite(id: request.id, method: request.method, .failure(error))
@@ -248,7 +248,7 @@ final class Engine: @unchecked Sendable {
     // MARK: Writes and the feed
 
     private func queueWrite(id: JSONValue?, method: String, _ event: Result<ChatEvent, RPCError>) {
-        pendingWrites.append((id, method, event))
+        pendingWrites.append(PendingWrite(id: id, method: method, event: event))
         if pendingWrites.count >= options.groupCommitMaxEvents { commitPendingWrites() }
     }
 
@@ -281,7 +281,7 @@ final class Engine: @unchecked Sendable {
             case .success:
                 switch outcomes.popLast()! {
                 case .success(let result):
-                    if let id = write.id { RPCMessage.appendResultResponse(id: id, result: Self.json(result), to: &outputBuffer) }
+                    if let id = write.id { RPCMessage.appendResultResponse(id: id, to: &outputBuffer, writeResult: result.appendJSON) }
                 case .failure(let error):
                     respond(id: write.id, error: RPCError(error), isNotification: write.id == nil, method: write.method)
                 }
@@ -344,13 +344,9 @@ final class Engine: @unchecked Sendable {
         for notification in notifications {
             switch notification {
             case .batch(let subscription, let seq, let count, let total, let batch):
-                let params = FeedBatchParams(
-                    subscription: subscription, seq: Int64(seq), count: count, total: total, deletes: batch.deletes,
-                    inserts: batch.inserts.map { WireIndexedChat(index: $0.index, chat: $0.item) },
-                    moves: batch.moves.map { WireMove(from: $0.from, to: $0.to) },
-                    updates: batch.updates.map { WireIndexedChat(index: $0.index, chat: $0.item) })
                 RPCMessage.appendNotification(method: WireMethod.feedBatchNotification, to: &outputBuffer) {
-                    WireResults.appendFeedBatch(params, to: &$0)
+                    WireResults.appendFeedBatch(
+                        subscription: subscription, seq: Int64(seq), count: count, total: total, batch: batch, to: &$0)
                 }
             case .reset(let subscription, let seq, let count, let total, let items):
                 RPCMessage.appendNotification(method: WireMethod.feedResetNotification, to: &outputBuffer) {
@@ -361,14 +357,12 @@ final class Engine: @unchecked Sendable {
         }
         flushOutputBuffer()
     }
+}
 
-    private static func json(_ result: EventResult) -> JSONValue {
-        switch result {
-        case .chat(let chat): chat.jsonValue
-        case .posted(let duplicate): .object(["duplicate": .bool(duplicate)])
-        case .done: .object([:])
-        }
-    }
-
-    static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
+/// A write request waiting for the group commit: its event, or the error of its params (a write
+/// whose params were invalid waits too, so that responses keep the order of the requests).
+private struct PendingWrite {
+    var id: JSONValue?
+    var method: String
+    var event: Result<ChatEvent, RPCError>
 }

@@ -30,6 +30,9 @@ public struct ServerOptions: Sendable {
     }
 }
 
+// The one mapping from a configuration to the options of the store, the feed and the server:
+// chatfeedd and the chatfeed CLI both go through it.
+
 extension ServerOptions {
     /// The options a configuration gives (its database path included).
     public init(configuration: ChatfeedConfiguration) {

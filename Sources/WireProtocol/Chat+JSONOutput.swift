@@ -1,11 +1,12 @@
 import ChatModel
 import JSONCodec
+import ListDiff
 
-// Direct writers: the same bytes as `jsonValue.serialize(into:)`, without building a JSONValue
-// (for snapshots of large lists and for every batch).
+// The encoders of the wire shapes: each writes its compact JSON straight to bytes, without
+// building a JSONValue (the decoders are in Chat+JSON.swift and WireFeedNotification.swift).
 
 extension LastMessage {
-    /// Appends the JSON of `jsonValue` to `output`.
+    /// Appends `{"id","sender","text","sentAt"}`.
     public func appendJSON(to output: inout [UInt8]) {
         output.append(contentsOf: #"{"id":"#.utf8)
         JSONOutput.appendString(id, to: &output)
@@ -20,7 +21,8 @@ extension LastMessage {
 }
 
 extension Chat {
-    /// Appends the JSON of `jsonValue` to `output`.
+    /// Appends `{"id","title","createdAt","lastMessage","lastMessageDate","unread","revision"}`
+    /// (`lastMessage` null when there is none).
     public func appendJSON(to output: inout [UInt8]) {
         output.append(contentsOf: #"{"id":"#.utf8)
         JSONOutput.appendString(id, to: &output)
@@ -45,7 +47,8 @@ extension Chat {
 }
 
 extension Message {
-    /// Appends the JSON of `jsonValue` to `output`.
+    /// Appends `{"id","chat","sender","text","sentAt","editedAt"}` (`editedAt` null when never
+    /// edited).
     public func appendJSON(to output: inout [UInt8]) {
         output.append(contentsOf: #"{"id":"#.utf8)
         JSONOutput.appendString(id, to: &output)
@@ -64,6 +67,17 @@ extension Message {
             output.append(contentsOf: "null".utf8)
         }
         output.append(UInt8(ascii: "}"))
+    }
+}
+
+extension EventResult {
+    /// Appends the `result` of a write: the chat, `{"duplicate": bool}` or `{}` (SPEC §5).
+    public func appendJSON(to output: inout [UInt8]) {
+        switch self {
+        case .chat(let chat): chat.appendJSON(to: &output)
+        case .posted(let duplicate): output.append(contentsOf: (duplicate ? #"{"duplicate":true}"# : #"{"duplicate":false}"#).utf8)
+        case .done: output.append(contentsOf: "{}".utf8)
+        }
     }
 }
 
@@ -108,7 +122,7 @@ extension WireResults {
         output.append(UInt8(ascii: "]"))
     }
 
-    /// Appends the `chats.list` result (same bytes as `chatsList(total:items:)`).
+    /// Appends the `chats.list` result: `{"total","items":[chat]}`.
     @inlinable
     public static func appendChatsList(total: Int, items: some Sequence<Chat>, to output: inout [UInt8]) {
         output.append(contentsOf: #"{"total":"#.utf8)
@@ -118,7 +132,7 @@ extension WireResults {
         output.append(UInt8(ascii: "}"))
     }
 
-    /// Appends the `feed.subscribe` result (same bytes as `feedSubscribe(subscription:total:items:)`).
+    /// Appends the `feed.subscribe` result: `{"subscription","seq":0,"total","items":[chat]}`.
     @inlinable
     public static func appendFeedSubscribe(
         subscription: String, total: Int, items: some Sequence<Chat>, to output: inout [UInt8]
@@ -132,7 +146,7 @@ extension WireResults {
         output.append(UInt8(ascii: "}"))
     }
 
-    /// Appends `feed.reset` params (same bytes as `feedReset(subscription:seq:count:total:items:)`).
+    /// Appends `feed.reset` params: `{"subscription","seq","count","total","items":[chat]}`.
     @inlinable
     public static func appendFeedReset(
         subscription: String, seq: Int64, count: Int, total: Int, items: some Sequence<Chat>,
@@ -144,9 +158,12 @@ extension WireResults {
         output.append(UInt8(ascii: "}"))
     }
 
-    /// Appends `feed.batch` params (same bytes as `FeedBatchParams.jsonValue`).
-    public static func appendFeedBatch(_ batch: FeedBatchParams, to output: inout [UInt8]) {
-        appendFeedHeader(subscription: batch.subscription, seq: batch.seq, count: batch.count, total: batch.total, to: &output)
+    /// Appends `feed.batch` params: `subscription`, `seq`, `count`, `total`, then the batch's
+    /// `deletes`, `inserts` (`{"index","chat"}`), `moves` (`{"from","to"}`) and `updates` (SPEC §3).
+    public static func appendFeedBatch(
+        subscription: String, seq: Int64, count: Int, total: Int, batch: Batch<Chat>, to output: inout [UInt8]
+    ) {
+        appendFeedHeader(subscription: subscription, seq: seq, count: count, total: total, to: &output)
         output.append(contentsOf: #","deletes":["#.utf8)
         for (position, index) in batch.deletes.enumerated() {
             if position > 0 { output.append(UInt8(ascii: ",")) }
@@ -180,14 +197,14 @@ extension WireResults {
         JSONOutput.appendInteger(Int64(total), to: &output)
     }
 
-    private static func appendIndexedChats(_ rows: [WireIndexedChat], to output: inout [UInt8]) {
+    private static func appendIndexedChats(_ rows: [IndexedItem<Chat>], to output: inout [UInt8]) {
         output.append(UInt8(ascii: "["))
         for (position, row) in rows.enumerated() {
             if position > 0 { output.append(UInt8(ascii: ",")) }
             output.append(contentsOf: #"{"index":"#.utf8)
             JSONOutput.appendInteger(Int64(row.index), to: &output)
             output.append(contentsOf: #","chat":"#.utf8)
-            row.chat.appendJSON(to: &output)
+            row.item.appendJSON(to: &output)
             output.append(UInt8(ascii: "}"))
         }
         output.append(UInt8(ascii: "]"))

@@ -1,29 +1,8 @@
 import ChatModel
 import JSONCodec
+import ListDiff
 
-/// A row placed by a batch: `index` in the list after the batch.
-public struct WireIndexedChat: Hashable, Sendable {
-    public var index: Int
-    public var chat: Chat
-
-    public init(index: Int, chat: Chat) {
-        self.index = index
-        self.chat = chat
-    }
-}
-
-/// A row moved by a batch: `from` in the list before it, `to` in the list after it.
-public struct WireMove: Hashable, Sendable {
-    public var from: Int
-    public var to: Int
-
-    public init(from: Int, to: Int) {
-        self.from = from
-        self.to = to
-    }
-}
-
-/// The params of a `feed.batch` notification (SPEC §3–§5).
+/// The params of a `feed.batch` notification (SPEC §3–§5): `ListDiff`'s batch, as the feed made it.
 public struct FeedBatchParams: Hashable, Sendable {
     public var subscription: String
     public var seq: Int64
@@ -31,30 +10,14 @@ public struct FeedBatchParams: Hashable, Sendable {
     public var count: Int
     /// Chats in the store.
     public var total: Int
-    public var deletes: [Int]
-    public var inserts: [WireIndexedChat]
-    public var moves: [WireMove]
-    public var updates: [WireIndexedChat]
+    public var batch: Batch<Chat>
 
-    public init(
-        subscription: String, seq: Int64, count: Int, total: Int, deletes: [Int] = [],
-        inserts: [WireIndexedChat] = [], moves: [WireMove] = [], updates: [WireIndexedChat] = []
-    ) {
+    public init(subscription: String, seq: Int64, count: Int, total: Int, batch: Batch<Chat>) {
         self.subscription = subscription
         self.seq = seq
         self.count = count
         self.total = total
-        self.deletes = deletes
-        self.inserts = inserts
-        self.moves = moves
-        self.updates = updates
-    }
-
-    public var jsonValue: JSONValue {
-        WireResults.feedBatch(
-            subscription: subscription, seq: seq, count: count, total: total, deletes: deletes,
-            inserts: inserts.map { (index: $0.index, chat: $0.chat) }, moves: moves.map { (from: $0.from, to: $0.to) },
-            updates: updates.map { (index: $0.index, chat: $0.chat) })
+        self.batch = batch
     }
 
     public init(jsonValue: JSONValue) throws(ChatError) {
@@ -68,13 +31,13 @@ public struct FeedBatchParams: Hashable, Sendable {
             }
             return elements
         }
-        func indexedChats(_ key: String) throws(ChatError) -> [WireIndexedChat] {
-            var result: [WireIndexedChat] = []
+        func indexedChats(_ key: String) throws(ChatError) -> [IndexedItem<Chat>] {
+            var result: [IndexedItem<Chat>] = []
             for (position, element) in try array(key).enumerated() {
                 let item = try ParamsReader(element, field: "\(key)[\(position)]", allowed: ["index", "chat"])
                 guard let chat = item.object["chat"] else { throw .invalidParams(field: item.path("chat"), reason: "is required") }
-                result.append(WireIndexedChat(
-                    index: try item.int("index", in: 0...Int.max), chat: try Chat(jsonValue: chat, field: item.path("chat"))))
+                result.append(IndexedItem(
+                    index: try item.int("index", in: 0...Int.max), item: try Chat(jsonValue: chat, field: item.path("chat"))))
             }
             return result
         }
@@ -85,15 +48,15 @@ public struct FeedBatchParams: Hashable, Sendable {
             }
             deletes.append(Int(index))
         }
-        var moves: [WireMove] = []
+        var moves: [Move] = []
         for (position, element) in try array("moves").enumerated() {
             let move = try ParamsReader(element, field: "moves[\(position)]", allowed: ["from", "to"])
-            moves.append(WireMove(from: try move.int("from", in: 0...Int.max), to: try move.int("to", in: 0...Int.max)))
+            moves.append(Move(from: try move.int("from", in: 0...Int.max), to: try move.int("to", in: 0...Int.max)))
         }
         self.init(
             subscription: try reader.string("subscription"), seq: try reader.int64("seq", in: 0...Int64.max),
             count: try reader.int("count", in: 0...Int.max), total: try reader.int("total", in: 0...Int.max),
-            deletes: deletes, inserts: try indexedChats("inserts"), moves: moves, updates: try indexedChats("updates"))
+            batch: Batch(deletes: deletes, inserts: try indexedChats("inserts"), moves: moves, updates: try indexedChats("updates")))
     }
 }
 
@@ -111,10 +74,6 @@ public struct FeedResetParams: Hashable, Sendable {
         self.count = count
         self.total = total
         self.items = items
-    }
-
-    public var jsonValue: JSONValue {
-        WireResults.feedReset(subscription: subscription, seq: seq, count: count, total: total, items: items)
     }
 
     public init(jsonValue: JSONValue) throws(ChatError) {

@@ -1,7 +1,10 @@
-import JSONCodec
-import WireProtocol
+import Foundation
 
-extension JSONValue {
-    /// The compact JSON text, as the daemon writes it.
-    var text: String { String(decoding: serialized(), as: UTF8.self) }
+/// Writes the JSON that `write` appends (one of WireProtocol's encoders, so the bytes are the
+/// daemon's) and a newline to stdout.
+func outputJSON(_ write: (inout [UInt8]) -> Void) {
+    var bytes: [UInt8] = []
+    write(&bytes)
+    bytes.append(UInt8(ascii: "\n"))
+    FileHandle.standardOutput.write(Data(bytes))
 }

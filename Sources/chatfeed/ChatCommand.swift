@@ -58,5 +58,5 @@ struct ChatCommand: ParsableCommand {
 private func applyPrintingChat(_ event: ChatEvent, _ selection: StoreSelection, create: Bool = false) throws {
     let store = try selection.openStore(create: create)
     let result = try reportingFailures { try store.apply(event) }
-    if case .chat(let chat) = result { output(chat.jsonValue.text) }
+    if case .chat(let chat) = result { outputJSON(chat.appendJSON) }
 }

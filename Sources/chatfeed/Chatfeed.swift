@@ -55,4 +55,3 @@ func output(_ text: String) {
     FileHandle.standardOutput.write(Data((text + "\n").utf8))
 }
 
-func currentMilliseconds() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChatModel
 import WireProtocol
 import ChatStore
 
@@ -19,7 +20,7 @@ struct Chats: ParsableCommand {
         let opened = try store.openStore()
         let (total, items) = try reportingFailures { (try opened.chatCount(), try opened.chats(offset: offset, limit: limit)) }
         if json {
-            output(WireResults.chatsList(total: total, items: items).text)
+            outputJSON { WireResults.appendChatsList(total: total, items: items, to: &$0) }
             return
         }
         let now = currentMilliseconds()

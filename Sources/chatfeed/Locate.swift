@@ -16,7 +16,7 @@ struct Locate: ParsableCommand {
         let opened = try store.openStore()
         let (total, positions) = try reportingFailures { (try opened.chatCount(), try opened.positions(of: ids)) }
         if json {
-            output(WireResults.chatsLocate(total: total, indices: ids.map { ($0, positions[$0] ?? nil) }).text)
+            output(WireResults.chatsLocate(total: total, indices: ids.map { ($0, positions[$0] ?? nil) }).description)
             return
         }
         var table = TextTable(headers: ["CHAT", "INDEX"])

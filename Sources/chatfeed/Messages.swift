@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChatModel
 import WireProtocol
 
 struct Messages: ParsableCommand {
@@ -19,7 +20,7 @@ struct Messages: ParsableCommand {
         let opened = try store.openStore()
         let items = try reportingFailures { try opened.messages(chat: chat, before: before, limit: limit) }
         if json {
-            output(WireResults.messagesList(items: items).text)
+            output(WireResults.messagesList(items: items).description)
             return
         }
         let now = currentMilliseconds()

@@ -17,7 +17,7 @@ struct Stats: ParsableCommand {
                 "chats": .integer(stats.chats), "messages": .integer(stats.messages),
                 "latestChangeSequence": .integer(stats.latestChangeSequence),
             ])
-            output(object.text)
+            output(object.description)
         } else {
             output("chats: \(stats.chats)\nmessages: \(stats.messages)\nlatest change: \(stats.latestChangeSequence)")
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ChatStore
 import ChatfeedConfig
+import ChatfeedServer
 import Foundation
 
 /// `--database` and `--config`, shared by every command: the flag over the configuration file
@@ -20,11 +21,7 @@ struct StoreSelection: ParsableArguments {
         } catch {
             throw CLIFailure(message: error.description)
         }
-        let options = StoreOptions(
-            busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds,
-            durability: configuration.durability == .full ? .full : .normal,
-            cacheSizeKiB: configuration.cacheSizeKiB)
-        return (database ?? configuration.database, options)
+        return (database ?? configuration.database, configuration.storeOptions)
     }
 
     /// Opens the store, creating the file when `create` and it is missing.

@@ -281,11 +281,7 @@ struct WatchScreen {
             resets += 1
         case .batch(let params):
             total = params.total
-            try apply(Batch(
-                deletes: params.deletes,
-                inserts: params.inserts.map { IndexedItem(index: $0.index, item: $0.chat) },
-                moves: params.moves.map { Move(from: $0.from, to: $0.to) },
-                updates: params.updates.map { IndexedItem(index: $0.index, item: $0.chat) }), now: now)
+            try apply(params.batch, now: now)
         }
         acknowledge(["subscription": .string(subscription), "seq": .integer(Int64(seq))])
         dirty = true

@@ -7,20 +7,6 @@ import TestSupport
 
 @testable import ChatStore
 
-/// Runs `body(index)` on `count` threads at once and waits for all of them.
-func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-    let done = DispatchGroup()
-    for index in 0..<count {
-        done.enter()
-        let thread = Thread {
-            body(index)
-            done.leave()
-        }
-        thread.start()
-    }
-    done.wait()
-}
-
 @Suite struct ConcurrencyTests {
     /// Two connections, each with its own store on its own thread, open a fresh file and write
     /// into it at once, one transaction per event and in groups: nothing fails, nothing is lost.

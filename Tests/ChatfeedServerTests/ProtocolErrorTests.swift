@@ -2,6 +2,7 @@ import ChatModel
 import Foundation
 import Testing
 import JSONCodec
+import TestSupport
 import WireProtocol
 
 /// Every error of SPEC §5 through the real daemon: one error response per bad line (id null when
@@ -364,7 +365,7 @@ import WireProtocol
         try mirror.catchUp(daemon)
         #expect(mirror.rows.map(\.id) == ["w1", "keep"] && mirror.rows.last?.title == "Keep")
         #expect(try daemon.shutDown() == .exited(0))
-        let check = try runCommand(Paths.cli, ["chats", "--json", "--database", daemon.databasePath], in: directory)
+        let check = try BuiltExecutable.run("chatfeed", ["chats", "--json", "--database", daemon.databasePath])
         #expect(check.stdout.contains("\"w1\"") && !check.stdout.contains("Renamed"), "\(check.stdout)")
     }
 }

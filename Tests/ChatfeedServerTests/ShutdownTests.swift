@@ -63,7 +63,7 @@ import Glibc
         #expect(mirror.rows.count == 1_202)
 
         // The CLI finds everything in the file.
-        let outcome = try runCommand(Paths.cli, ["stats", "--json", "--database", daemon.databasePath], in: daemon.directory)
+        let outcome = try BuiltExecutable.run("chatfeed", ["stats", "--json", "--database", daemon.databasePath])
         #expect(outcome.status == .exited(0), "\(outcome.stderr)")
         let stats = try JSONValue(parsing: outcome.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(stats["chats"] == 1_202 && stats["messages"] == 1_200, "\(stats)")
@@ -197,7 +197,7 @@ extension ShutdownTests {
         try daemon.call("chat.create", ["chat": "a", "title": "A", "createdAt": 1])
         _ = try FeedMirror(daemon: daemon, maxInFlight: 0)
         daemon.closeStdout()
-        let outcome = try runCommand(Paths.cli, ["chat", "create", "b", "--title", "B", "--at", "2", "--database", daemon.databasePath], in: daemon.directory)
+        let outcome = try BuiltExecutable.run("chatfeed", ["chat", "create", "b", "--title", "B", "--at", "2", "--database", daemon.databasePath])
         #expect(outcome.status == .exited(0), "\(outcome.stderr)")
         #expect(try daemon.waitForExit() == .exited(0))
         let (ids, _) = try Self.chatsInStore(daemon.directory)
@@ -233,11 +233,11 @@ extension ShutdownTests {
         let window = try FeedMirror(daemon: daemon, limit: 1, maxInFlight: 0)
         let database = ["--database", daemon.databasePath]
 
-        let created = try runCommand(Paths.cli, ["chat", "create", "cli", "--title", "From the CLI", "--at", "1500"] + database, in: daemon.directory)
+        let created = try BuiltExecutable.run("chatfeed", ["chat", "create", "cli", "--title", "From the CLI", "--at", "1500"] + database)
         #expect(created.status == .exited(0), "\(created.stderr)")
         try Self.waitUntil([full, window], daemon: daemon, "the CLI's chat arrives") { full.rows.map(\.id) == ["b", "cli", "a"] }
 
-        let sent = try runCommand(Paths.cli, ["send", "a", "--from", "bob", "hello from the CLI", "--id", "cli-1", "--at", "3000"] + database, in: daemon.directory)
+        let sent = try BuiltExecutable.run("chatfeed", ["send", "a", "--from", "bob", "hello from the CLI", "--id", "cli-1", "--at", "3000"] + database)
         #expect(sent.status == .exited(0), "\(sent.stderr)")
         try Self.waitUntil([full, window], daemon: daemon, "the CLI's message moves a to the top") {
             full.rows.first?.lastMessage?.text == "hello from the CLI" && window.rows.first?.id == "a"
@@ -246,7 +246,7 @@ extension ShutdownTests {
 
         // The daemon's own writes and the CLI's interleave in one order.
         try daemon.call("chat.rename", ["chat": "cli", "title": "Renamed by the daemon"])
-        let read = try runCommand(Paths.cli, ["chat", "read", "a"] + database, in: daemon.directory)
+        let read = try BuiltExecutable.run("chatfeed", ["chat", "read", "a"] + database)
         #expect(read.status == .exited(0), "\(read.stderr)")
         try Self.waitUntil([full, window], daemon: daemon, "the CLI's read and the daemon's rename arrive") {
             full.rows.first?.unread == 0 && full.rows.last?.title == "Renamed by the daemon"
@@ -271,7 +271,6 @@ extension OtherWriterTests {
 
         let base = model.clock
         let database = daemon.databasePath
-        let directory = daemon.directory
         let cliDone = LockedBox(false)
         let cliFailures = LockedBox<[String]>([])
         let cliCount = 6
@@ -283,7 +282,7 @@ extension OtherWriterTests {
                     ["send", chat, "--from", "cli", "from the CLI \(index)", "--id", "cli-m\(index)", "--at", "\(base + Int64(index) * 40 + 20)"],
                 ] {
                     do {
-                        let outcome = try runCommand(Paths.cli, arguments + ["--database", database], in: directory)
+                        let outcome = try BuiltExecutable.run("chatfeed", arguments + ["--database", database])
                         if outcome.status != .exited(0) { cliFailures.withLock { $0.append("\(arguments): \(outcome.stderr)") } }
                     } catch {
                         cliFailures.withLock { $0.append("\(arguments): \(error)") }

@@ -1,60 +1,52 @@
 import Foundation
 
-/// Runs the package's built executables (`chatfeed`, `chatfeedd`) from the tests.
+/// The package's built executables (`chatfeed`, `chatfeedd`), found and run from the tests.
 public enum BuiltExecutable {
-    /// What a finished run printed and returned.
+    /// What a finished run printed and how it ended.
     public struct Outcome: Sendable {
-        public var status: Int32
+        public var status: ExitStatus
         public var stdout: String
         public var stderr: String
     }
 
-    /// `.build/<configuration>/NAME`: beside the test bundle, else the debug build.
-    public static func url(_ name: String) -> URL {
+    /// `.build/<configuration>/NAME`: beside the test bundle (a release or custom build
+    /// directory), else the debug build.
+    public static func path(_ name: String) -> String {
         let besideTests = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent(name)
-        if FileManager.default.isExecutableFile(atPath: besideTests.path) { return besideTests }
-        return packageRoot.appendingPathComponent(".build/debug/\(name)")
+            .appendingPathComponent(name).path
+        if FileManager.default.isExecutableFile(atPath: besideTests) { return besideTests }
+        return packageRoot.appendingPathComponent(".build/debug/\(name)").path
     }
 
     /// The package's root folder.
     public static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// Runs `name` with `arguments` and `stdin`, and waits for it.
-    public static func run(_ name: String, _ arguments: [String], stdin: String? = nil) throws -> Outcome {
-        let process = Process()
-        process.executableURL = url(name)
-        process.arguments = arguments
-        let input = Pipe()
-        let out = Pipe()
-        let err = Pipe()
-        process.standardInput = input
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
-        // Read stderr on another thread so that neither pipe can fill up and block the child.
-        let errors = ErrorCollector()
-        let reader = Thread { errors.data = err.fileHandleForReading.readDataToEndOfFile(); errors.done.signal() }
-        reader.start()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        errors.done.wait()
-        process.waitUntilExit()
+    /// Runs `name` with `arguments` and `stdin` (then end of input) as a `ChildProcess`, and waits
+    /// for it; kills it and throws after `timeout` seconds.
+    public static func run(
+        _ name: String, _ arguments: [String], stdin: String? = nil, timeout: TimeInterval = 60
+    ) throws -> Outcome {
+        let directory = try TemporaryDirectory()
+        let output = LockedBox<[UInt8]>([])
+        let ended = LockedBox(false)
+        let child = try ChildProcess(
+            executable: path(name), arguments: arguments, stderrPath: directory.path("stderr"), lifetime: timeout + 10,
+            onLine: { line in output.withLock { $0.append(contentsOf: line + [0x0A]) } },
+            onEnd: { ended.withLock { $0 = true } })
+        if let stdin { child.send(Array(stdin.utf8)) }
+        child.closeStdin()
+        let status = try child.waitForExitOrKill(timeout: timeout)
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while !ended.withLock({ $0 }) && Date() < deadline { usleep(1_000) }
         return Outcome(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: errors.data, as: UTF8.self))
-    }
-
-    private final class ErrorCollector: @unchecked Sendable {
-        var data = Data()
-        let done = DispatchSemaphore(value: 0)
+            status: status, stdout: String(decoding: output.withLock { $0 }, as: UTF8.self),
+            stderr: child.stderrTail(1 << 20))
     }
 }
 
 /// A fresh directory under the system's temporary directory, removed when released.
-public final class TemporaryDirectory {
+public final class TemporaryDirectory: @unchecked Sendable {
     public let url: URL
 
     public init() throws {

@@ -1,4 +1,6 @@
 import ChatModel
+import JSONCodec
+import ListDiff
 import Testing
 @testable import WireProtocol
 
@@ -24,21 +26,30 @@ import Testing
         #expect(throws: RPCError.self) { try RPCServerMessage(line: Array(#"{"id":1,"result":2}"#.utf8)) }
     }
 
+    private func batchParams(_ params: FeedBatchParams) throws -> JSONValue {
+        try parsed {
+            WireResults.appendFeedBatch(
+                subscription: params.subscription, seq: params.seq, count: params.count, total: params.total,
+                batch: params.batch, to: &$0)
+        }
+    }
+
     @Test func feedBatchRoundTrip() throws {
         let batch = FeedBatchParams(
-            subscription: "s1", seq: 3, count: 4, total: 10, deletes: [5, 2],
-            inserts: [WireIndexedChat(index: 0, chat: chat)], moves: [WireMove(from: 3, to: 1)])
-        let line = RPCMessage.notification(method: WireMethod.feedBatchNotification, params: batch.jsonValue)
+            subscription: "s1", seq: 3, count: 4, total: 10,
+            batch: Batch(deletes: [5, 2], inserts: [IndexedItem(index: 0, item: chat)], moves: [Move(from: 3, to: 1)]))
+        let line = RPCMessage.notification(method: WireMethod.feedBatchNotification, params: try batchParams(batch))
         guard case .notification(let method, let params) = try message(line) else {
             Issue.record("not a notification")
             return
         }
         #expect(try WireFeedNotification(method: method, params: params) == .batch(batch))
-        let updates = FeedBatchParams(subscription: "s1", seq: 4, count: 4, total: 10, updates: [WireIndexedChat(index: 2, chat: chat)])
-        #expect(try FeedBatchParams(jsonValue: updates.jsonValue) == updates)
+        let updates = FeedBatchParams(
+            subscription: "s1", seq: 4, count: 4, total: 10, batch: Batch(updates: [IndexedItem(index: 2, item: chat)]))
+        #expect(try FeedBatchParams(jsonValue: batchParams(updates)) == updates)
         #expect(try WireFeedNotification(method: "other", params: [:]) == nil)
 
-        var broken = batch.jsonValue.objectValue!
+        var broken = try batchParams(batch).objectValue!
         broken["moves"] = [["from": 1]]
         #expect(throws: ChatError.invalidParams(field: "moves[0].to", reason: "is required")) {
             _ = try FeedBatchParams(jsonValue: .object(broken))
@@ -52,11 +63,14 @@ import Testing
 
     @Test func feedResetRoundTrip() throws {
         let reset = FeedResetParams(subscription: "s9", seq: 7, count: 1, total: 1, items: [chat])
-        let decoded = try WireFeedNotification(method: "feed.reset", params: reset.jsonValue)
+        let params = try parsed {
+            WireResults.appendFeedReset(subscription: "s9", seq: 7, count: 1, total: 1, items: [chat], to: &$0)
+        }
+        let decoded = try WireFeedNotification(method: "feed.reset", params: params)
         #expect(decoded == .reset(reset))
         #expect(decoded?.seq == 7)
         #expect(decoded?.subscription == "s9")
-        var broken = reset.jsonValue.objectValue!
+        var broken = params.objectValue!
         broken["items"] = [["id": "c"]]
         #expect(throws: ChatError.invalidParams(field: "items[0].title", reason: "is required")) {
             _ = try FeedResetParams(jsonValue: .object(broken))

@@ -1,4 +1,6 @@
 import ChatModel
+import JSONCodec
+import ListDiff
 import Testing
 @testable import WireProtocol
 
@@ -9,50 +11,58 @@ import Testing
         lastMessageDate: 1_700_000_000_123, unread: 3, revision: 12)
 
     @Test func chatKeys() throws {
-        #expect(chat.jsonValue.serialized().text
+        #expect([UInt8].written(chat.appendJSON).text
             == #"{"id":"c1","title":"Team \"A\"","createdAt":100,"lastMessage":{"id":"m9","sender":"bo","text":"hi\n","sentAt":1700000000123},"lastMessageDate":1700000000123,"unread":3,"revision":12}"#)
         var empty = chat
         empty.lastMessage = nil
-        #expect(empty.jsonValue["lastMessage"] == .null)
-        #expect(try Chat(jsonValue: chat.jsonValue) == chat)
-        #expect(try Chat(jsonValue: empty.jsonValue) == empty)
+        #expect(try parsed(empty.appendJSON)["lastMessage"] == .null)
+        #expect(try Chat(jsonValue: parsed(chat.appendJSON)) == chat)
+        #expect(try Chat(jsonValue: parsed(empty.appendJSON)) == empty)
+        var object = try parsed(chat.appendJSON).objectValue!
+        object["lastMessage"] = ["id": "m", "sender": "s", "text": "t"]
         #expect(throws: ChatError.invalidParams(field: "chat.lastMessage.sentAt", reason: "is required")) {
-            var object = chat.jsonValue.objectValue!
-            object["lastMessage"] = ["id": "m", "sender": "s", "text": "t"]
             _ = try Chat(jsonValue: .object(object))
         }
     }
 
     @Test func messageKeys() throws {
         let message = Message(id: "m1", chat: "c1", sender: "ann", text: "😀", sentAt: 5)
-        #expect(message.jsonValue.serialized().text == #"{"id":"m1","chat":"c1","sender":"ann","text":"😀","sentAt":5,"editedAt":null}"#)
+        #expect([UInt8].written(message.appendJSON).text == #"{"id":"m1","chat":"c1","sender":"ann","text":"😀","sentAt":5,"editedAt":null}"#)
         var edited = message
         edited.editedAt = 9
-        #expect(edited.jsonValue["editedAt"] == 9)
-        #expect(try Message(jsonValue: edited.jsonValue) == edited)
-        #expect(try Message(jsonValue: message.jsonValue) == message)
+        #expect(try parsed(edited.appendJSON)["editedAt"] == 9)
+        #expect(try Message(jsonValue: parsed(edited.appendJSON)) == edited)
+        #expect(try Message(jsonValue: parsed(message.appendJSON)) == message)
     }
 
-    @Test func results() {
-        #expect(EventResult.chat(chat).jsonValue == chat.jsonValue)
-        #expect(EventResult.posted(duplicate: true).jsonValue.serialized().text == #"{"duplicate":true}"#)
-        #expect(EventResult.done.jsonValue.serialized().text == "{}")
-        #expect(WireResults.chatsList(total: 7, items: [chat])["items"] == [chat.jsonValue])
-        #expect(WireResults.chatsList(total: 7, items: [])["total"] == 7)
+    @Test func results() throws {
+        #expect([UInt8].written(EventResult.chat(chat).appendJSON) == [UInt8].written(chat.appendJSON))
+        #expect([UInt8].written(EventResult.posted(duplicate: true).appendJSON).text == #"{"duplicate":true}"#)
+        #expect([UInt8].written(EventResult.posted(duplicate: false).appendJSON).text == #"{"duplicate":false}"#)
+        #expect([UInt8].written(EventResult.done.appendJSON).text == "{}")
+        let list = try parsed { WireResults.appendChatsList(total: 7, items: [chat], to: &$0) }
+        #expect(list.objectValue?.keys == ["total", "items"])
+        #expect(try list["items"] == [parsed(chat.appendJSON)])
+        #expect([UInt8].written { WireResults.appendChatsList(total: 7, items: [], to: &$0) }.text == #"{"total":7,"items":[]}"#)
         #expect(WireResults.chatsLocate(total: 2, indices: [("b", 1), ("x", nil), ("b", 1)]).serialized().text
             == #"{"total":2,"indices":{"b":1,"x":null}}"#)
         #expect(WireResults.messagesList(items: []).serialized().text == #"{"items":[]}"#)
-        #expect(WireResults.feedSubscribe(subscription: "s1", total: 1, items: []).serialized().text
+        #expect([UInt8].written { WireResults.appendFeedSubscribe(subscription: "s1", total: 1, items: [], to: &$0) }.text
             == #"{"subscription":"s1","seq":0,"total":1,"items":[]}"#)
         var small = chat
         small.lastMessage = nil
-        let batch = WireResults.feedBatch(
-            subscription: "s1", seq: 4, count: 2, total: 9, deletes: [3, 1], inserts: [(index: 0, chat: small)],
-            moves: [(from: 5, to: 1)], updates: [])
+        let batch = try parsed {
+            WireResults.appendFeedBatch(
+                subscription: "s1", seq: 4, count: 2, total: 9,
+                batch: Batch(deletes: [3, 1], inserts: [IndexedItem(index: 0, item: small)], moves: [Move(from: 5, to: 1)]),
+                to: &$0)
+        }
         #expect(batch.objectValue?.keys == ["subscription", "seq", "count", "total", "deletes", "inserts", "moves", "updates"])
+        #expect(batch["deletes"] == [3, 1])
         #expect(batch["moves"] == [["from": 5, "to": 1]])
-        #expect(batch["inserts"] == [["index": 0, "chat": small.jsonValue]])
-        #expect(WireResults.feedReset(subscription: "s1", seq: 5, count: 0, total: 0, items: []).serialized().text
+        #expect(try batch["inserts"] == [["index": 0, "chat": parsed(small.appendJSON)]])
+        #expect(batch["updates"] == [])
+        #expect([UInt8].written { WireResults.appendFeedReset(subscription: "s1", seq: 5, count: 0, total: 0, items: [], to: &$0) }.text
             == #"{"subscription":"s1","seq":5,"count":0,"total":0,"items":[]}"#)
     }
 

@@ -1,10 +1,11 @@
 import ChatModel
+import ListDiff
 import Testing
 import JSONCodec
 @testable import WireProtocol
 import TestSupport
 
-/// The direct writers must produce exactly the bytes of the JSONValue path.
+/// Every wire encoder writes what the client decoders read back as the same values.
 @Suite struct DirectOutputTests {
     private func randomChat(_ generator: inout SeededGenerator) -> Chat {
         let texts = ["", "a", "q\"uote", "back\\slash", "line\nbreak", "😀 é", "\u{0}\u{1F}"]
@@ -20,47 +21,56 @@ import TestSupport
             revision: Int64.random(in: 0 ... .max, using: &generator))
     }
 
-    @Test func sameBytesAsJSONValue() {
+    @Test func encodersRoundTripThroughTheDecoders() throws {
         var generator = SeededGenerator(seed: 11)
         for _ in 0..<300 {
             let chats = (0..<Int.random(in: 0...5, using: &generator)).map { _ in randomChat(&generator) }
             for chat in chats {
-                var direct: [UInt8] = []
-                chat.appendJSON(to: &direct)
-                #expect(direct == chat.jsonValue.serialized())
+                #expect(try Chat(jsonValue: parsed(chat.appendJSON)) == chat)
             }
             let message = Message(
                 id: "m", chat: "c", sender: "s\"", text: "t\n😀", sentAt: Int64.random(in: .min ... .max, using: &generator),
                 editedAt: Bool.random(using: &generator) ? 5 : nil)
-            var direct: [UInt8] = []
-            message.appendJSON(to: &direct)
-            #expect(direct == message.jsonValue.serialized())
+            #expect(try Message(jsonValue: parsed(message.appendJSON)) == message)
 
-            direct = []
-            WireResults.appendChatsList(total: 12, items: chats, to: &direct)
-            #expect(direct == WireResults.chatsList(total: 12, items: chats).serialized())
-            direct = []
-            WireResults.appendFeedSubscribe(subscription: "s\"1", total: 3, items: chats, to: &direct)
-            #expect(direct == WireResults.feedSubscribe(subscription: "s\"1", total: 3, items: chats).serialized())
-            direct = []
-            WireResults.appendFeedReset(subscription: "s", seq: 9, count: chats.count, total: 40, items: chats, to: &direct)
-            #expect(direct == WireResults.feedReset(subscription: "s", seq: 9, count: chats.count, total: 40, items: chats).serialized())
+            let list = try parsed { WireResults.appendChatsList(total: 12, items: chats, to: &$0) }
+            #expect(list["total"] == 12)
+            #expect(try list["items"]?.arrayValue?.map { try Chat(jsonValue: $0) } == chats)
+            let subscribed = try parsed { WireResults.appendFeedSubscribe(subscription: "s\"1", total: 3, items: chats, to: &$0) }
+            #expect(subscribed["subscription"] == "s\"1" && subscribed["seq"] == 0 && subscribed["total"] == 3)
+            #expect(try subscribed["items"]?.arrayValue?.map { try Chat(jsonValue: $0) } == chats)
+
+            let reset = FeedResetParams(subscription: "s", seq: 9, count: chats.count, total: 40, items: chats)
+            #expect(try FeedResetParams(jsonValue: parsed {
+                WireResults.appendFeedReset(subscription: "s", seq: 9, count: chats.count, total: 40, items: chats, to: &$0)
+            }) == reset)
 
             let batch = FeedBatchParams(
-                subscription: "s", seq: 2, count: 7, total: 8, deletes: chats.isEmpty ? [] : [4, 1],
-                inserts: chats.enumerated().map { WireIndexedChat(index: $0.offset, chat: $0.element) },
-                moves: chats.isEmpty ? [] : [WireMove(from: 3, to: 0), WireMove(from: 0, to: 6)],
-                updates: chats.prefix(1).map { WireIndexedChat(index: 2, chat: $0) })
-            direct = []
-            WireResults.appendFeedBatch(batch, to: &direct)
-            #expect(direct == batch.jsonValue.serialized())
+                subscription: "s", seq: 2, count: 7, total: 8,
+                batch: Batch(
+                    deletes: chats.isEmpty ? [] : [4, 1],
+                    inserts: chats.enumerated().map { IndexedItem(index: $0.offset, item: $0.element) },
+                    moves: chats.isEmpty ? [] : [Move(from: 3, to: 0), Move(from: 0, to: 6)],
+                    updates: chats.prefix(1).map { IndexedItem(index: 2, item: $0) }))
+            let line = [UInt8].written { output in
+                RPCMessage.appendNotification(method: WireMethod.feedBatchNotification, to: &output) {
+                    WireResults.appendFeedBatch(
+                        subscription: batch.subscription, seq: batch.seq, count: batch.count, total: batch.total,
+                        batch: batch.batch, to: &$0)
+                }
+            }
+            #expect(line.last == UInt8(ascii: "\n"))
+            guard case .notification(let method, let params) = try RPCServerMessage(line: Array(line.dropLast())) else {
+                Issue.record("not a notification")
+                continue
+            }
+            #expect(try WireFeedNotification(method: method, params: params) == .batch(batch))
 
-            direct = []
-            RPCMessage.appendNotification(method: "feed.batch", to: &direct) { WireResults.appendFeedBatch(batch, to: &$0) }
-            #expect(direct == RPCMessage.notification(method: "feed.batch", params: batch.jsonValue))
-            direct = []
-            RPCMessage.appendResultResponse(id: "r", to: &direct) { WireResults.appendChatsList(total: 1, items: chats, to: &$0) }
-            #expect(direct == RPCMessage.resultResponse(id: "r", result: WireResults.chatsList(total: 1, items: chats)))
+            let response = [UInt8].written { output in
+                RPCMessage.appendResultResponse(id: "r", to: &output) { WireResults.appendChatsList(total: 1, items: chats, to: &$0) }
+            }
+            #expect(try RPCServerMessage(line: Array(response.dropLast()))
+                == .result(id: "r", result: parsed { WireResults.appendChatsList(total: 1, items: chats, to: &$0) }))
         }
     }
 }

@@ -5,6 +5,11 @@ import Glibc
 #endif
 
 /// A running `chatfeedd` with its stdin and stdout as raw pipe descriptors; stderr goes to a file.
+///
+/// The tests' `ChildProcess` (TestSupport) does the same, but TestSupport is a test-only target of
+/// the chatfeed package, which a package outside it cannot depend on; this copy is the price of
+/// keeping the benchmarks in a package of their own. It also differs where a load tool must:
+/// writes from several threads under one lock, and the spawn time for start-up figures.
 final class DaemonProcess: @unchecked Sendable {
     let pid: pid_t
     /// Our end of the daemon's stdin.

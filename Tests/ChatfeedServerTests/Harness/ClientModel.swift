@@ -1,6 +1,7 @@
 import ChatModel
 import Foundation
 import JSONCodec
+import TestSupport
 import WireProtocol
 
 /// What the test knows the store must hold after the writes it sent (all through one stdin, so

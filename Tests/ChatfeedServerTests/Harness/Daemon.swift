@@ -1,5 +1,6 @@
 import Foundation
 import JSONCodec
+import TestSupport
 import WireProtocol
 
 #if canImport(Glibc)
@@ -74,7 +75,7 @@ final class Daemon: @unchecked Sendable {
         databasePath = directory.path(database)
         let stderrPath = directory.path("chatfeedd-\(UUID().uuidString.prefix(8)).stderr")
         child = try ChildProcess(
-            executable: Paths.daemon, arguments: ["--database", databasePath] + extraArguments,
+            executable: BuiltExecutable.path("chatfeedd"), arguments: ["--database", databasePath] + extraArguments,
             stderrPath: stderrPath, lifetime: lifetime,
             onLine: { [weak self] line in self?.received(line) },
             onEnd: { [weak self] in self?.ended() })

@@ -2,6 +2,7 @@ import ChatModel
 import Foundation
 import JSONCodec
 import ListDiff
+import TestSupport
 import WireProtocol
 
 /// A subscriber's copy of its chat list, kept only by applying what the daemon sends: every
@@ -103,7 +104,7 @@ final class FeedMirror {
         lastSeq = seq
         switch method {
         case "feed.batch":
-            let batch = try Self.batch(from: params)
+            let batch = try FeedBatchParams(jsonValue: params).batch
             if batch.isStructural { try checkMoment("the list before structural batch \(seq)") }
             let before = rows
             do {
@@ -164,33 +165,6 @@ final class FeedMirror {
     static func precedes(_ a: Chat, _ b: Chat) -> Bool {
         if a.lastMessageDate != b.lastMessageDate { return a.lastMessageDate > b.lastMessageDate }
         return Array(a.id.utf8).lexicographicallyPrecedes(Array(b.id.utf8))
-    }
-
-    /// The `Batch<Chat>` of a `feed.batch` notification's params.
-    static func batch(from params: JSONValue) throws -> Batch<Chat> {
-        func ints(_ key: String) throws -> [Int] {
-            guard let array = params[key]?.arrayValue else { throw HarnessError("feed.batch without \(key): \(params)") }
-            return try array.map {
-                guard let value = $0.int64Value else { throw HarnessError("bad \(key) entry \($0)") }
-                return Int(value)
-            }
-        }
-        func indexed(_ key: String) throws -> [IndexedItem<Chat>] {
-            guard let array = params[key]?.arrayValue else { throw HarnessError("feed.batch without \(key): \(params)") }
-            return try array.map {
-                guard let index = $0["index"]?.int64Value, let chat = $0["chat"] else { throw HarnessError("bad \(key) entry \($0)") }
-                return IndexedItem(index: Int(index), item: try Chat(jsonValue: chat))
-            }
-        }
-        guard let moves = params["moves"]?.arrayValue else { throw HarnessError("feed.batch without moves: \(params)") }
-        return Batch(
-            deletes: try ints("deletes"),
-            inserts: try indexed("inserts"),
-            moves: try moves.map {
-                guard let from = $0["from"]?.int64Value, let to = $0["to"]?.int64Value else { throw HarnessError("bad move \($0)") }
-                return Move(from: Int(from), to: Int(to))
-            },
-            updates: try indexed("updates"))
     }
 
     // MARK: Acks

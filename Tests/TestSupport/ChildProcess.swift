@@ -13,56 +13,24 @@ import Darwin
 private func systemPipe2(_ fds: UnsafeMutablePointer<Int32>, _ flags: Int32) -> Int32
 
 /// A failure of the harness itself: a timeout, a child that died, a malformed line.
-struct HarnessError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+public struct HarnessError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }
 
-/// How a child ended.
-enum ExitStatus: Equatable, CustomStringConvertible {
+/// How a child ended; an integer literal is an exit status (`outcome.status == 0`).
+public enum ExitStatus: Equatable, Sendable, CustomStringConvertible, ExpressibleByIntegerLiteral {
     case exited(Int32)
     case signaled(Int32)
 
-    var description: String {
+    public init(integerLiteral value: Int32) { self = .exited(value) }
+
+    public var description: String {
         switch self {
         case .exited(let code): "exit status \(code)"
         case .signaled(let signal): "killed by signal \(signal)"
         }
     }
-}
-
-/// Locations of the package and of the built executables.
-enum Paths {
-    /// The package root: three levels above this file (Tests/ChatfeedServerTests/Harness/…).
-    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-
-    /// `.build/debug/<name>`; beside the test bundle first (a release or custom build directory).
-    static func executable(_ name: String) -> String {
-        let besideTests = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent(name).path
-        if FileManager.default.isExecutableFile(atPath: besideTests) { return besideTests }
-        return packageRoot.appendingPathComponent(".build/debug/\(name)").path
-    }
-
-    static let daemon = executable("chatfeedd")
-    static let cli = executable("chatfeed")
-}
-
-/// A fresh directory under the system's temporary directory, removed when released.
-final class TemporaryDirectory: @unchecked Sendable {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("chatfeed-e2e-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
 }
 
 /// A child process started with `posix_spawn`, with pipes for stdin and stdout and stderr to a
@@ -71,10 +39,10 @@ final class TemporaryDirectory: @unchecked Sendable {
 ///
 /// A watchdog kills the child with SIGKILL after `lifetime` seconds, so that no test can hang
 /// forever even when a wait forgets its timeout; releasing the object kills a child still running.
-final class ChildProcess: @unchecked Sendable {
-    let pid: pid_t
-    let command: String
-    let stderrPath: String
+public final class ChildProcess: @unchecked Sendable {
+    public let pid: pid_t
+    public let command: String
+    public let stderrPath: String
     private let lock = NSLock()
     private var stdinFD: Int32
     private var stdoutFD: Int32
@@ -90,7 +58,7 @@ final class ChildProcess: @unchecked Sendable {
 
     /// Starts `executable` with `arguments`. `onLine` is called on a reader thread for every line
     /// of stdout (without its `\n`), then `onEnd` once at end of stdout.
-    init(
+    public init(
         executable: String, arguments: [String], stderrPath: String, lifetime: TimeInterval = 120,
         onLine: @escaping @Sendable ([UInt8]) -> Void, onEnd: @escaping @Sendable () -> Void
     ) throws {
@@ -150,12 +118,12 @@ final class ChildProcess: @unchecked Sendable {
         stdoutFD = output[0]
 
         let thread = Thread { [self] in readLoop(onLine: onLine, onEnd: onEnd) }
-        thread.name = "e2e.stdout.\(child)"
+        thread.name = "child.stdout.\(child)"
         thread.start()
 
         DispatchQueue.global().asyncAfter(deadline: .now() + lifetime) { [weak self] in
             guard let self, self.killIfRunning(SIGKILL) else { return }
-            FileHandle.standardError.write(Data("e2e watchdog: killed \(self.command) after \(lifetime) s\n".utf8))
+            FileHandle.standardError.write(Data("test watchdog: killed \(self.command) after \(lifetime) s\n".utf8))
         }
     }
 
@@ -222,14 +190,14 @@ final class ChildProcess: @unchecked Sendable {
 
     /// Stops or resumes reading stdout (a client that stops reading: the pipe fills up and the
     /// child's writes block).
-    func setReadingPaused(_ paused: Bool) {
+    public func setReadingPaused(_ paused: Bool) {
         readerFinished.lock()
         readerPaused = paused
         readerFinished.unlock()
     }
 
     /// Stops reading and closes the read end of the child's stdout: its next write fails (EPIPE).
-    func closeStdout() {
+    public func closeStdout() {
         stopReader()
         lock.lock()
         defer { lock.unlock() }
@@ -243,7 +211,7 @@ final class ChildProcess: @unchecked Sendable {
 
     /// Writes all of `bytes` to the child's stdin; false when it is closed or the child is gone.
     @discardableResult
-    func send(_ bytes: [UInt8]) -> Bool {
+    public func send(_ bytes: [UInt8]) -> Bool {
         lock.lock()
         let fd = stdinFD
         lock.unlock()
@@ -263,7 +231,7 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Closes stdin: the child reads end of input.
-    func closeStdin() {
+    public func closeStdin() {
         lock.lock()
         defer { lock.unlock() }
         if stdinFD >= 0 {
@@ -276,7 +244,7 @@ final class ChildProcess: @unchecked Sendable {
 
     /// Sends `signal` unless the child was already reaped (so that a reused pid is never hit).
     @discardableResult
-    func killIfRunning(_ signal: Int32) -> Bool {
+    public func killIfRunning(_ signal: Int32) -> Bool {
         lock.lock()
         defer { lock.unlock() }
         reapLocked()
@@ -294,17 +262,17 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// The exit status, nil while running.
-    var exitStatus: ExitStatus? {
+    public var exitStatus: ExitStatus? {
         lock.lock()
         defer { lock.unlock() }
         reapLocked()
         return status
     }
 
-    var isRunning: Bool { exitStatus == nil }
+    public var isRunning: Bool { exitStatus == nil }
 
     /// Waits for the child to end; nil after `timeout` seconds.
-    func waitForExit(timeout: TimeInterval) -> ExitStatus? {
+    public func waitForExit(timeout: TimeInterval) -> ExitStatus? {
         let deadline = Date(timeIntervalSinceNow: timeout)
         while true {
             if let status = exitStatus { return status }
@@ -314,7 +282,7 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Waits for the child to end; kills it and throws after `timeout` seconds.
-    func waitForExitOrKill(timeout: TimeInterval) throws -> ExitStatus {
+    public func waitForExitOrKill(timeout: TimeInterval) throws -> ExitStatus {
         if let status = waitForExit(timeout: timeout) { return status }
         killIfRunning(SIGKILL)
         _ = waitForExit(timeout: 10)
@@ -322,46 +290,20 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// The end of what the child wrote on stderr.
-    func stderrTail(_ count: Int = 4000) -> String {
+    public func stderrTail(_ count: Int = 4000) -> String {
         guard let data = FileManager.default.contents(atPath: stderrPath) else { return "" }
         return String(decoding: data.suffix(count), as: UTF8.self)
     }
 }
 
-/// Runs a command to completion (the `chatfeed` CLI, sqlite3): stdout and stderr captured.
-struct CommandOutcome {
-    var status: ExitStatus
-    var stdout: String
-    var stderr: String
-}
-
-func runCommand(_ executable: String, _ arguments: [String], in directory: TemporaryDirectory, timeout: TimeInterval = 60) throws -> CommandOutcome {
-    let tag = UUID().uuidString
-    let stdoutLines = LockedBox<[UInt8]>([])
-    let done = LockedBox(false)
-    let child = try ChildProcess(
-        executable: executable, arguments: arguments, stderrPath: directory.path("cmd-\(tag).stderr"),
-        lifetime: timeout + 10,
-        onLine: { line in stdoutLines.withLock { $0.append(contentsOf: line + [0x0A]) } },
-        onEnd: { done.withLock { $0 = true } })
-    child.closeStdin()
-    let status = try child.waitForExitOrKill(timeout: timeout)
-    let deadline = Date(timeIntervalSinceNow: 10)
-    while !done.withLock({ $0 }) && Date() < deadline { usleep(1_000) }
-    let stderr = child.stderrTail(1 << 20)
-    try? FileManager.default.removeItem(atPath: child.stderrPath)
-    return CommandOutcome(
-        status: status, stdout: String(decoding: stdoutLines.withLock { $0 }, as: UTF8.self), stderr: stderr)
-}
-
 /// A value behind a lock, shared with reader threads.
-final class LockedBox<Value>: @unchecked Sendable {
+public final class LockedBox<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
 
-    init(_ value: Value) { self.value = value }
+    public init(_ value: Value) { self.value = value }
 
-    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    public func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

@@ -1,14 +1,13 @@
 import ChatModel
+import ChatStore
 import Foundation
 import Synchronization
 import Testing
 import TestSupport
 
-@testable import ChatStore
-
 /// Runs the built `chatfeed` executable.
 enum CLI {
-    static var executable: URL { BuiltExecutable.url("chatfeed") }
+    static var executable: String { BuiltExecutable.path("chatfeed") }
 
     static func run(_ arguments: [String]) throws -> BuiltExecutable.Outcome {
         try BuiltExecutable.run("chatfeed", arguments)
@@ -17,7 +16,7 @@ enum CLI {
 
 @Suite struct CLITests {
     @Test func theExecutableIsBuilt() {
-        #expect(FileManager.default.isExecutableFile(atPath: CLI.executable.path), "missing \(CLI.executable.path)")
+        #expect(FileManager.default.isExecutableFile(atPath: CLI.executable), "missing \(CLI.executable)")
     }
 
     @Test func writesAndQueriesRoundTrip() throws {
@@ -108,7 +107,7 @@ enum CLI {
             if index == processes {
                 do {
                     let own = try ChatStore(path: path)
-                    for i in 0..<200 { try own.apply(message("local-\(i)", in: "shared", at: Int64(i))) }
+                    for i in 0..<200 { try own.apply(.postMessage(Message(id: "local-\(i)", chat: "shared", sender: "ann", text: "hi", sentAt: Int64(i)))) }
                 } catch {
                     failures.withLock { $0.append("in-process writer: \(error)") }
                 }
