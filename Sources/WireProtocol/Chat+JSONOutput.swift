@@ -164,25 +164,10 @@ extension WireResults {
         subscription: String, seq: Int64, count: Int, total: Int, batch: Batch<Chat>, to output: inout [UInt8]
     ) {
         appendFeedHeader(subscription: subscription, seq: seq, count: count, total: total, to: &output)
-        output.append(contentsOf: #","deletes":["#.utf8)
-        for (position, index) in batch.deletes.enumerated() {
-            if position > 0 { output.append(UInt8(ascii: ",")) }
-            JSONOutput.appendInteger(Int64(index), to: &output)
-        }
-        output.append(contentsOf: #"],"inserts":"#.utf8)
-        appendIndexedChats(batch.inserts, to: &output)
-        output.append(contentsOf: #","moves":["#.utf8)
-        for (position, move) in batch.moves.enumerated() {
-            if position > 0 { output.append(UInt8(ascii: ",")) }
-            output.append(contentsOf: #"{"from":"#.utf8)
-            JSONOutput.appendInteger(Int64(move.from), to: &output)
-            output.append(contentsOf: #","to":"#.utf8)
-            JSONOutput.appendInteger(Int64(move.to), to: &output)
-            output.append(UInt8(ascii: "}"))
-        }
-        output.append(contentsOf: #"],"updates":"#.utf8)
-        appendIndexedChats(batch.updates, to: &output)
-        output.append(UInt8(ascii: "}"))
+        // The batch's own object, its members after the header's: its `{` becomes a `,`.
+        let batchStart = output.count
+        batch.appendJSON(to: &output)
+        output[batchStart] = UInt8(ascii: ",")
     }
 
     @usableFromInline
@@ -195,18 +180,5 @@ extension WireResults {
         JSONOutput.appendInteger(Int64(count), to: &output)
         output.append(contentsOf: #","total":"#.utf8)
         JSONOutput.appendInteger(Int64(total), to: &output)
-    }
-
-    private static func appendIndexedChats(_ rows: [IndexedItem<Chat>], to output: inout [UInt8]) {
-        output.append(UInt8(ascii: "["))
-        for (position, row) in rows.enumerated() {
-            if position > 0 { output.append(UInt8(ascii: ",")) }
-            output.append(contentsOf: #"{"index":"#.utf8)
-            JSONOutput.appendInteger(Int64(row.index), to: &output)
-            output.append(contentsOf: #","chat":"#.utf8)
-            row.item.appendJSON(to: &output)
-            output.append(UInt8(ascii: "}"))
-        }
-        output.append(UInt8(ascii: "]"))
     }
 }

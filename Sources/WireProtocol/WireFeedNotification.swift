@@ -24,39 +24,12 @@ public struct FeedBatchParams: Hashable, Sendable {
         let reader = try ParamsReader(jsonValue, field: "", allowed: [
             "subscription", "seq", "count", "total", "deletes", "inserts", "moves", "updates",
         ], context: WireMethod.feedBatchNotification)
-        func array(_ key: String) throws(ChatError) -> [JSONValue] {
-            guard let value = reader.object[key] else { throw .invalidParams(field: key, reason: "is required") }
-            guard case .array(let elements) = value else {
-                throw .invalidParams(field: key, reason: "must be an array, not \(value.typeDescription)")
-            }
-            return elements
-        }
-        func indexedChats(_ key: String) throws(ChatError) -> [IndexedItem<Chat>] {
-            var result: [IndexedItem<Chat>] = []
-            for (position, element) in try array(key).enumerated() {
-                let item = try ParamsReader(element, field: "\(key)[\(position)]", allowed: ["index", "chat"])
-                guard let chat = item.object["chat"] else { throw .invalidParams(field: item.path("chat"), reason: "is required") }
-                result.append(IndexedItem(
-                    index: try item.int("index", in: 0...Int.max), item: try Chat(jsonValue: chat, field: item.path("chat"))))
-            }
-            return result
-        }
-        var deletes: [Int] = []
-        for (position, element) in try array("deletes").enumerated() {
-            guard let index = element.int64Value, index >= 0 else {
-                throw .invalidParams(field: "deletes[\(position)]", reason: "must be an index (an integer ≥ 0)")
-            }
-            deletes.append(Int(index))
-        }
-        var moves: [Move] = []
-        for (position, element) in try array("moves").enumerated() {
-            let move = try ParamsReader(element, field: "moves[\(position)]", allowed: ["from", "to"])
-            moves.append(Move(from: try move.int("from", in: 0...Int.max), to: try move.int("to", in: 0...Int.max)))
-        }
+        let batchKeys: Set<String> = ["deletes", "inserts", "moves", "updates"]
+        let batch = try Batch<Chat>(jsonValue: .object(JSONObject(reader.object.filter { batchKeys.contains($0.key) })), field: "")
         self.init(
             subscription: try reader.string("subscription"), seq: try reader.int64("seq", in: 0...Int64.max),
             count: try reader.int("count", in: 0...Int.max), total: try reader.int("total", in: 0...Int.max),
-            batch: Batch(deletes: deletes, inserts: try indexedChats("inserts"), moves: moves, updates: try indexedChats("updates")))
+            batch: batch)
     }
 }
 

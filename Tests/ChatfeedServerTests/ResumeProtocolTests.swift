@@ -51,7 +51,7 @@ import WireProtocol
         try daemon.waitForNotifications(beyond: cursor)
         let next = try #require(daemon.notifications(from: cursor).first { $0["params"]?["subscription"]?.stringValue == resumed.subscription })
         #expect(next["method"] == "feed.batch" && next["params"]?["seq"] == 1)
-        rows = try UIKitBatchModel.apply(try FeedMirror.batch(from: next["params"]!), to: rows)
+        rows = try UIKitBatchModel.apply(try FeedBatchParams(jsonValue: next["params"]!).batch, to: rows)
         #expect(rows.map(\.id).prefix(2) == ["c1", "c3"])
     }
 
