@@ -2,6 +2,7 @@ import ChatModel
 import Foundation
 import JSONCodec
 import Testing
+import TestSupport
 import WireProtocol
 
 /// The daemon's subscriber limits through the wire: −32005 over `maxSubscriptions`, and a
