@@ -98,7 +98,7 @@ public struct FeedSubscribeParams: Hashable, Sendable {
         rows.reserveCapacity(elements.count)
         for (position, element) in elements.enumerated() {
             let row = try ParamsReader(element, field: "known[\(position)]", allowed: ["id", "revision"])
-            rows.append(KnownRow(id: try row.string("id"), revision: try row.int64("revision")))
+            rows.append(KnownRow(id: try row.identifier("id"), revision: try row.int64("revision")))
         }
         return rows
     }
