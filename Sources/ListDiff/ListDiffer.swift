@@ -9,7 +9,10 @@ public enum ListDiffer {
     /// one that keeps the most items that did not go up (SPEC §3; see `FewestMoves`).
     ///
     /// - Throws: `ListDiffError.duplicateID` when an id appears twice in one list.
-    /// - Complexity: O((n + m) log(n + m)) for lists of n and m items, with hashing of every id.
+    /// - Complexity: O((n + m) log(n + m)) for lists of n and m items. Every id of `old` is hashed
+    ///   (to find duplicates); the ids of `new` only where they differ from `old`: rows at the same
+    ///   place at both ends are compared, and a small edit (at most `smallEditLimit` deletes and
+    ///   inserts of ids in between) is aligned by comparing ids in order, O((n + m) d) for d edits.
     @inlinable
     public static func diff<Item: DiffableItem>(
         from old: [Item], to new: [Item]
