@@ -78,10 +78,14 @@ extension ChatfeedClient {
         return ChatLocations(total: try reader.int("total"), indices: indices)
     }
 
-    /// `messages.list`: newest first, those sent before `before` when given.
-    public func listMessages(chat: String, before: Int64? = nil, limit: Int = 50) async throws -> MessagePage {
+    /// `messages.list`: newest first, those sent before `before` when given; `cursor` (a page's
+    /// `nextCursor`) continues exactly after that page.
+    public func listMessages(
+        chat: String, before: Int64? = nil, cursor: String? = nil, limit: Int = 50
+    ) async throws -> MessagePage {
         var params: JSONObject = ["chat": .string(chat), "limit": .integer(limit)]
         if let before { params.append("before", .integer(before)) }
+        if let cursor { params.append("cursor", .string(cursor)) }
         let reader = ResultReader(method: "messages.list", value: try await call(.messagesList, params))
         return MessagePage(items: try reader.messages("items"), nextCursor: reader.value["nextCursor"]?.stringValue)
     }
