@@ -1,5 +1,5 @@
-import JSONCodec
 import ChatModel
+import JSONCodec
 import WireProtocol
 
 /// Typed calls, one per method of SPEC §5. Each throws `ChatfeedError` when the engine answers an

@@ -1,6 +1,6 @@
-import JSONCodec
 import ChatModel
 import Foundation
+import JSONCodec
 import ListDiff
 import WireProtocol
 

@@ -1,5 +1,5 @@
-import JSONCodec
 import ChatModel
+import JSONCodec
 import WireProtocol
 
 /// A page of a chat list (`chats.list`): `items` from the requested offset, in list order.

@@ -1,5 +1,5 @@
-import ChatModel
 import ChatfeedClient
+import ChatModel
 import ListDiff
 import Testing
 import WireProtocol

@@ -1,6 +1,6 @@
-import ChatModel
 import ChatfeedClient
 import ChatfeedUIKit
+import ChatModel
 import Foundation
 import Synchronization
 import Testing

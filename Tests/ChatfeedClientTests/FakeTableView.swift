@@ -1,5 +1,5 @@
-import ChatModel
 import ChatfeedUIKit
+import ChatModel
 import ListDiff
 
 /// A table view that enforces UIKit's rules: every batch is checked with `UIKitBatchModel` against

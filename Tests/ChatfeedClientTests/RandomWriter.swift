@@ -1,5 +1,5 @@
-import ChatModel
 import ChatfeedClient
+import ChatModel
 import TestSupport
 
 /// Random writes through the client's typed calls, chosen so that each must succeed: new chats

@@ -1,6 +1,6 @@
-import JSONCodec
 import ChatfeedClient
 import Foundation
+import JSONCodec
 import Synchronization
 import WireProtocol
 
