@@ -313,56 +313,30 @@ public actor ChatfeedClient {
     /// batches applied to the mirror (an animated update).
     private func installSubscription(_ handle: Int, result: JSONValue) throws {
         guard var record = subscriptions[handle] else { return }
-        guard let subscription = result["subscription"]?.stringValue, let total = result["total"]?.int64Value else {
-            throw ChatfeedClientError.malformedResponse(method: "feed.subscribe", reason: "no subscription or total")
+        let answer: FeedSubscribeResult
+        do {
+            answer = try FeedSubscribeResult(jsonValue: result)
+        } catch {
+            throw ChatfeedClientError.malformedResponse(method: WireMethod.feedSubscribe.rawValue, reason: "\(error)")
         }
         let update: FeedUpdate
-        if let batches = result["batches"]?.arrayValue, var mirror = record.mirror {
-            var decoded: [Batch<Chat>] = []
-            for (position, batch) in batches.enumerated() {
-                do {
-                    decoded.append(try Self.batch(batch))
-                } catch {
-                    throw ChatfeedClientError.malformedResponse(method: "feed.subscribe", reason: "batches[\(position)]: \(error)")
-                }
+        switch answer.content {
+        case .batches(let batches):
+            guard var mirror = record.mirror else {
+                throw ChatfeedClientError.malformedResponse(
+                    method: WireMethod.feedSubscribe.rawValue, reason: "batches answer a subscribe that sent no rows")
             }
-            update = try mirror.resume(subscription: subscription, epoch: record.epoch, batches: decoded, total: Int(total))
+            update = try mirror.resume(
+                subscription: answer.subscription, epoch: record.epoch, batches: batches, total: answer.total)
             record.mirror = mirror
-        } else {
-            guard let items = result["items"]?.arrayValue else {
-                throw ChatfeedClientError.malformedResponse(method: "feed.subscribe", reason: "no items")
-            }
-            var chats: [Chat] = []
-            chats.reserveCapacity(items.count)
-            for (position, item) in items.enumerated() {
-                do {
-                    chats.append(try Chat(jsonValue: item, field: "items[\(position)]"))
-                } catch {
-                    throw ChatfeedClientError.malformedResponse(method: "feed.subscribe", reason: "\(error)")
-                }
-            }
-            let mirror = FeedMirror(subscription: subscription, chats: chats, epoch: record.epoch)
-            update = mirror.snapshot(total: Int(total))
+        case .items(let chats):
+            let mirror = FeedMirror(subscription: answer.subscription, chats: chats, epoch: record.epoch)
+            update = mirror.snapshot(total: answer.total)
             record.mirror = mirror
         }
         subscriptions[handle] = record
-        handleBySubscription[subscription] = handle
+        handleBySubscription[answer.subscription] = handle
         record.continuation.yield(update)
-    }
-
-    /// A batch of a subscribe answer: the shape of a `feed.batch` without its counts.
-    private static func batch(_ value: JSONValue) throws -> Batch<Chat> {
-        guard case .object(var object) = value else { throw ChatError.invalidParams(field: "batch", reason: "must be an object") }
-        object["subscription"] = ""
-        object["seq"] = 0
-        object["count"] = 0
-        object["total"] = 0
-        let params = try FeedBatchParams(jsonValue: .object(object))
-        return Batch(
-            deletes: params.deletes,
-            inserts: params.inserts.map { IndexedItem(index: $0.index, item: $0.chat) },
-            moves: params.moves.map { Move(from: $0.from, to: $0.to) },
-            updates: params.updates.map { IndexedItem(index: $0.index, item: $0.chat) })
     }
 
     /// Acknowledges `update` (and every earlier one) of a subscription, once.

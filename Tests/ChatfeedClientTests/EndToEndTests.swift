@@ -36,11 +36,16 @@ import TestSupport
         var animator: Task<Void, Never>?
         /// Updates with seq 0: the first list, and one per subscribe after a restart.
         var subscribes = 0
+        /// Of those, the ones answered with batches from the rows the client had (`known`).
+        var resumed = 0
 
         init(_ subscription: FeedSubscription, seed: UInt64) {
             adapter = FeedViewAdapter(view: view)
             view.dataSource = { [adapter] in adapter.chats }
-            adapter.didApply = { [unowned self] update in if update.seq == 0 { subscribes += 1 } }
+            adapter.didApply = { [unowned self] update in 
+                if update.seq == 0 { subscribes += 1 }
+                if update.seq == 0 && update.kind == .batches { resumed += 1 }
+            }
             runner = Task { [adapter] in try await adapter.run(subscription) }
             animator = Task { [view] in
                 var generator = SeededGenerator(seed: seed)
@@ -107,7 +112,8 @@ import TestSupport
             _ = try await client.listChats(limit: 1)
         }
         #expect(transport.opened.withLock { $0.count } == 2)
-        #expect(screen.subscribes == 2, "the first list, then the list after the restart")
+        #expect(screen.subscribes == 2, "the first list, then the catch-up after the restart")
+        #expect(screen.resumed == 1, "the catch-up is batches from the rows the client had")
         try await screen.stop()
         await client.close()
     }
