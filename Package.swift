@@ -74,7 +74,7 @@ let package = Package(
         .testTarget(name: "ChangeFeedTests", dependencies: ["ChangeFeed", "ChatModel", "ListDiff", "TestSupport"]),
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "JSONCodec", "ChatModel", "ListDiff", "TestSupport"]),
         .testTarget(name: "ChatfeedConfigTests", dependencies: ["ChatfeedConfig"]),
-        .testTarget(name: "ChatfeedCLITests", dependencies: ["chatfeed", "chatfeedd", "ListDiff", "JSONCodec", "WireProtocol", "TestSupport"]),
+        .testTarget(name: "ChatfeedCLITests", dependencies: ["chatfeed", "chatfeedd", "ChatfeedConfig", "ListDiff", "JSONCodec", "WireProtocol", "TestSupport"]),
         .testTarget(name: "ChatfeedClientTests", dependencies: [
             "ChatfeedClient", "ChatfeedUIKit", "ChatModel", "ListDiff", "JSONCodec", "WireProtocol", "TestSupport", "chatfeedd",
         ]),

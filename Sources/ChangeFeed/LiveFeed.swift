@@ -5,8 +5,8 @@ import ListDiff
 public struct FeedOptions: Sendable {
     /// `maxInFlight` of a subscription that does not give one.
     public var defaultMaxInFlight: Int
-    /// A subscription gets `feed.reset` instead of a batch and its deferred batch when their
-    /// operations exceed `resetThreshold` × the rows of its list after them.
+    /// A subscription gets `feed.reset` instead of a batch and its deferred batch when they would
+    /// be larger on the wire than `resetThreshold` × the reset (see `ResetRule`).
     public var resetThreshold: Double
     /// The most subscriptions at once; one more is `ChatError.limitReached`.
     public var maxSubscriptions: Int
@@ -16,8 +16,11 @@ public struct FeedOptions: Sendable {
     /// changed chat (at most one entry per chat).
     public var maxPendingChats: Int
 
+    /// The reset rule with this threshold.
+    public var resetRule: ResetRule { ResetRule(threshold: resetThreshold) }
+
     public init(
-        defaultMaxInFlight: Int = 1, resetThreshold: Double = 1.0, maxSubscriptions: Int = 256,
+        defaultMaxInFlight: Int = 1, resetThreshold: Double = 1.5, maxSubscriptions: Int = 256,
         maxPendingChats: Int = 1000
     ) {
         self.defaultMaxInFlight = defaultMaxInFlight
@@ -112,7 +115,7 @@ public final class LiveFeed {
         var batches: [Batch<Chat>]?
         if let known {
             let resume = try ResumeDiff(known: known, current: items)
-            if known.isEmpty || !exceedsResetThreshold(operationCount: resume.operationCount, rows: items.count) {
+            if known.isEmpty || !options.resetRule.prefersReset(over: resume.batches, rows: items.count) {
                 batches = resume.batches
             }
         }
@@ -123,12 +126,6 @@ public final class LiveFeed {
             maxPendingChats: limit.map { max(options.maxPendingChats, 2 * min($0, Int.max / 2)) })
         subscriptionOrder.append(id)
         return FeedSnapshot(subscription: id, total: index.count, items: items, batches: batches)
-    }
-
-    /// The reset rule: true when batches of `operationCount` operations that end at a list of
-    /// `rows` rows should rather be sent as the list.
-    private func exceedsResetThreshold(operationCount: Int, rows: Int) -> Bool {
-        Double(operationCount) > options.resetThreshold * Double(rows)
     }
 
     /// Ends a subscription; nothing more is sent to it.
@@ -219,7 +216,7 @@ public final class LiveFeed {
             subscription.lastSentSeq += 1
             let seq = subscription.lastSentSeq
             let total = index.count
-            if exceedsResetThreshold(operationCount: diff.operationCount, rows: diff.newCount) {
+            if options.resetRule.prefersReset(over: [diff.structural, diff.updates].compactMap { $0 }, rows: diff.newCount) {
                 let items = snapshot(limit: subscription.limit)
                 notifications.append(.reset(
                     subscription: subscription.id, seq: seq, count: items.count, total: total, items: items))

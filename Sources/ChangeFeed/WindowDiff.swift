@@ -130,8 +130,6 @@ struct WindowDiff {
             ? nil : Batch(deletes: deletes, inserts: inserts, moves: moves)
         self.updates = updates.isEmpty ? nil : Batch(updates: updates)
     }
-
-    var operationCount: Int { (structural?.operationCount ?? 0) + (updates?.operationCount ?? 0) }
 }
 
 extension Array where Element: Comparable {

@@ -121,20 +121,50 @@ extension ChatStore {
         }
     }
 
-    /// Non-deleted messages of a chat, newest first by (sentAt, id), sent before `before`
-    /// (exclusive) when given. An invalid chat id is `invalidParams`, an unknown one `notFound`.
-    public func messages(chat chatID: String, before: Int64?, limit: Int) throws -> [Message] {
+    static let messageColumns = "id, chat_id, sender, text, sent_at, edited_at"
+    static let messagePageSQL = """
+        SELECT \(messageColumns) FROM message
+        WHERE chat_id = ?1 AND deleted = 0
+        ORDER BY sent_at DESC, id DESC LIMIT ?2
+        """
+    // A row-value bound, so that the (chat_id, sent_at DESC, id DESC) index seeks to the position.
+    static let messagePageAfterSQL = """
+        SELECT \(messageColumns) FROM message
+        WHERE chat_id = ?1 AND deleted = 0 AND (sent_at, id) < (?3, ?4)
+        ORDER BY sent_at DESC, id DESC LIMIT ?2
+        """
+
+    /// A page of a chat's non-deleted messages, newest first by (sentAt, id): those sent before
+    /// `before` (exclusive) when given, and after the position `after` when given (both bounds
+    /// apply together), at most `limit` of them, with the position to continue after when more
+    /// follow.
+    ///
+    /// - Throws: `ChatError.notFound` for an unknown chat, `invalidParams` for a limit below 1.
+    /// - Complexity: O(log m + limit) for m messages in the store (an index seek).
+    public func messages(
+        chat chatID: String, before: Int64? = nil, after: MessagePosition? = nil, limit: Int
+    ) throws -> MessagePage {
         try Identifier.validate(chatID, field: "chat")
-        if limit < 0 { throw ChatError.invalidParams(field: "limit", reason: "must be 0 or more, not \(limit)") }
+        if limit < 1 { throw ChatError.invalidParams(field: "limit", reason: "must be 1 or more, not \(limit)") }
+        // `before` is the position just ahead of every message sent at `before` (ids are never
+        // empty); the tighter of the two bounds applies.
+        var bound = after
+        if let before, bound.map({ $0.sentAt >= before }) ?? true {
+            bound = MessagePosition(sentAt: before, id: "")
+        }
         return try db.inTransaction(.deferred) {
             guard try fetchChat(id: chatID) != nil else { throw ChatError.notFound(kind: "chat", id: chatID) }
-            return try db.cachedStatement("""
-                SELECT id, chat_id, sender, text, sent_at, edited_at FROM message
-                WHERE chat_id = ?1 AND deleted = 0 AND (?2 IS NULL OR sent_at < ?2)
-                ORDER BY sent_at DESC, id DESC LIMIT ?3
-                """).fetchAll(chatID, before, limit) { row in
+            let decode = { (row: Row) in
                 Message(id: row[0], chat: row[1], sender: row[2], text: row[3], sentAt: row[4], editedAt: row[5])
             }
+            // One more than the page, to know whether another page follows.
+            let fetched = if let bound {
+                try db.cachedStatement(Self.messagePageAfterSQL).fetchAll(chatID, limit + 1, bound.sentAt, bound.id, decode: decode)
+            } else {
+                try db.cachedStatement(Self.messagePageSQL).fetchAll(chatID, limit + 1, decode: decode)
+            }
+            let items = Array(fetched.prefix(limit))
+            return MessagePage(items: items, next: fetched.count > limit ? items.last.map(MessagePosition.init(of:)) : nil)
         }
     }
 

@@ -30,9 +30,9 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
     public var maxLineBytes = 1_048_576
     /// `maxInFlight` of a subscription that does not choose one.
     public var defaultMaxInFlight = 1
-    /// The daemon sends `feed.reset` instead of a batch and its deferred batch when their
-    /// operations exceed `resetThreshold ×` the rows of the subscription's list.
-    public var resetThreshold = 1.0
+    /// The daemon sends `feed.reset` instead of a batch and its deferred batch when they would be
+    /// larger on the wire than `resetThreshold ×` the reset (sizes estimated from counts).
+    public var resetThreshold = 1.5
     /// The most events committed in one transaction (group commit).
     public var groupCommitMaxEvents = 1000
     /// The most feed subscriptions a daemon serves at once (−32005 beyond).

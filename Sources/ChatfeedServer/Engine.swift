@@ -187,8 +187,8 @@ final class Engine: @unchecked Sendable {
             return (.value(WireResults.chatsLocate(
                 total: feed.index.count, indices: params.ids.map { ($0, feed.index.index(of: $0)) })), [])
         case .listMessages(let params):
-            return (.value(WireResults.messagesList(
-                items: try store.messages(chat: params.chat, before: params.before, limit: params.limit))), [])
+            let page = try store.messages(chat: params.chat, before: params.before, after: params.after, limit: params.limit)
+            return (.value(WireResults.messagesList(chat: params.chat, page: page)), [])
         case .subscribe(let params):
             let snapshot = try feed.subscribe(limit: params.limit, maxInFlight: params.maxInFlight, known: params.known)
             logger.info("subscribed", metadata: [

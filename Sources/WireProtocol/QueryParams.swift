@@ -36,7 +36,9 @@ public struct ChatsLocateParams: Hashable, Sendable {
     }
 }
 
-/// `messages.list`: a chat's messages newest first, those with `sentAt < before` when given.
+/// `messages.list`: a page of a chat's messages, newest first by (sentAt, id): those with
+/// `sentAt < before` when given, after the position of `cursor` when given (both apply together),
+/// `limit` of them (1 to `maxLimit`).
 public struct MessagesListParams: Hashable, Sendable {
     public static let defaultLimit = 50
     public static let maxLimit = 10_000
@@ -44,20 +46,27 @@ public struct MessagesListParams: Hashable, Sendable {
     public var chat: String
     /// Exclusive upper bound on `sentAt`.
     public var before: Int64?
+    /// The position a `cursor` continues after.
+    public var after: MessagePosition?
     public var limit: Int
 
-    public init(chat: String, before: Int64? = nil, limit: Int = MessagesListParams.defaultLimit) {
+    public init(chat: String, before: Int64? = nil, after: MessagePosition? = nil, limit: Int = MessagesListParams.defaultLimit) {
         self.chat = chat
         self.before = before
+        self.after = after
         self.limit = limit
     }
 
     public init(params: JSONValue?) throws(ChatError) {
-        let reader = try ParamsReader(params: params, method: "messages.list", allowed: ["chat", "before", "limit"])
+        let reader = try ParamsReader(params: params, method: "messages.list", allowed: ["chat", "before", "cursor", "limit"])
+        let chat = try reader.identifier("chat")
+        var after: MessagePosition?
+        if let cursor = try reader.optionalString("cursor") { after = try MessageCursor.decode(cursor, chat: chat) }
         self.init(
-            chat: try reader.identifier("chat"),
+            chat: chat,
             before: try reader.optionalInt64("before"),
-            limit: try reader.optionalInt("limit", in: 0...Self.maxLimit) ?? Self.defaultLimit)
+            after: after,
+            limit: try reader.optionalInt("limit", in: 1...Self.maxLimit) ?? Self.defaultLimit)
     }
 }
 

@@ -12,7 +12,8 @@ struct ChatfeedDaemonCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "chatfeedd",
         abstract: "Serve a chatfeed store over JSON-RPC lines on stdin/stdout.",
-        discussion: "Ends gracefully (pending writes committed, responses flushed, status 0) at end of input, on SIGINT, SIGTERM or SIGHUP, or when stdout closes.")
+        discussion: "Ends gracefully (pending writes committed, responses flushed, status 0) at end of input, on SIGINT, SIGTERM or SIGHUP, or when stdout closes.",
+        version: ChatfeedVersion.current)
 
     @Option(help: ArgumentHelp("The SQLite database file; created when missing.", valueName: "path"))
     var database: String?

@@ -141,7 +141,7 @@ struct ChangeFeedTests {
         #expect(moveOfC2.moves == [Move(from: 3, to: 0)])
     }
 
-    @Test("a backlog larger than the snapshot is sent as a reset")
+    @Test("a backlog larger on the wire than the snapshot is sent as a reset")
     func reset() throws {
         var generator = SeededGenerator(seed: 41)
         var stream = ChatStream()

@@ -65,7 +65,7 @@ func message(_ id: String, in chat: String, from sender: String = "ann", _ text:
         try store.apply(message("m1", in: "a", "late", at: 400))
         let chat = try #require(try store.chat(id: "a"))
         #expect(chat.lastMessage?.id == "m2" && chat.lastMessageDate == 500 && chat.unread == 2)
-        #expect(try store.messages(chat: "a", before: nil, limit: 10).map(\.id) == ["m2", "m1"])
+        #expect(try store.messages(chat: "a", before: nil, limit: 10).items.map(\.id) == ["m2", "m1"])
     }
 
     @Test func aMessageOlderThanTheChatStillBecomesItsFirstLastMessage() throws {
@@ -116,7 +116,7 @@ func message(_ id: String, in chat: String, from sender: String = "ann", _ text:
         try store.apply(.deleteMessage(id: "a1"))
         #expect(try store.chat(id: "a") == before)
         #expect(try store.latestChangeSequence() == sequence)
-        #expect(try store.messages(chat: "a", before: nil, limit: 10).map(\.id) == ["a2"])
+        #expect(try store.messages(chat: "a", before: nil, limit: 10).items.map(\.id) == ["a2"])
         // A repeated delete succeeds and changes nothing.
         #expect(try store.apply(.deleteMessage(id: "a1")) == .done)
         #expect(try store.latestChangeSequence() == sequence)
@@ -135,7 +135,7 @@ func message(_ id: String, in chat: String, from sender: String = "ann", _ text:
         try store.apply(.editMessage(id: "a1", text: "first!", editedAt: 260))
         #expect(try store.chat(id: "a") == after)
         #expect(try store.latestChangeSequence() == sequence)
-        let messages = try store.messages(chat: "a", before: nil, limit: 10)
+        let messages = try store.messages(chat: "a", before: nil, limit: 10).items
         #expect(messages.map(\.text) == ["second!", "first!"])
         #expect(messages.map(\.editedAt) == [250, 260])
         // Same text again: the row shows nothing new.
@@ -164,7 +164,7 @@ func message(_ id: String, in chat: String, from sender: String = "ann", _ text:
         #expect(throws: notFound) { try store.apply(.removeChat(id: "nope")) }
         #expect(throws: notFound) { try store.apply(.markRead(id: "nope")) }
         #expect(throws: notFound) { try store.apply(message("m", in: "nope", at: 1)) }
-        #expect(throws: notFound) { try store.messages(chat: "nope", before: nil, limit: 5) }
+        #expect(throws: notFound) { try store.messages(chat: "nope", before: nil, limit: 5).items }
         #expect(try store.latestChangeSequence() == 0)
         #expect(try store.stats() == StoreStats(chats: 0, messages: 0, latestChangeSequence: 0))
     }

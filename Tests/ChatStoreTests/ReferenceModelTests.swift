@@ -115,7 +115,7 @@ import TestSupport
         for id in model.chats.keys {
             let expected = model.messages.values.filter { $0.message.chat == id && !$0.isDeleted }.map(\.message)
                 .sorted { $0.sentAt != $1.sentAt ? $0.sentAt > $1.sentAt : ReferenceModel.byteLess($1.id, $0.id) }
-            #expect(try store.messages(chat: id, before: nil, limit: 1000) == expected)
+            #expect(try store.messages(chat: id, before: nil, limit: 1000).items == expected)
         }
         #expect(try store.stats().messages == model.messages.values.filter { !$0.isDeleted }.count)
     }

@@ -28,7 +28,9 @@ public struct ChatStream {
             return record(Chat(id: id, title: "chat \(id)", createdAt: createdAt, lastMessage: nil,
                                lastMessageDate: createdAt, unread: 0, revision: 1))
         }
-        var chat = chats.values.randomElement(using: &generator)!
+        // From the ids in order, not from the dictionary, whose order changes with every process:
+        // the same seed gives the same stream.
+        var chat = chats[chats.keys.sorted().randomElement(using: &generator)!]!
         chat.revision += 1
         switch roll {
         case ..<50:  // a new message: the chat goes to the top

@@ -41,7 +41,7 @@ import Testing
         #expect(WireResults.chatsList(total: 7, items: [])["total"] == 7)
         #expect(WireResults.chatsLocate(total: 2, indices: [("b", 1), ("x", nil), ("b", 1)]).serialized().text
             == #"{"total":2,"indices":{"b":1,"x":null}}"#)
-        #expect(WireResults.messagesList(items: []).serialized().text == #"{"items":[]}"#)
+        #expect(WireResults.messagesList(chat: "c", page: MessagePage(items: [], next: nil)).serialized().text == #"{"items":[],"nextCursor":null}"#)
         #expect(WireResults.feedSubscribe(subscription: "s1", total: 1, items: []).serialized().text
             == #"{"subscription":"s1","seq":0,"total":1,"items":[]}"#)
         var small = chat
