@@ -42,7 +42,7 @@ struct ResetRuleTests {
     @Test("a mass delete of a long list is a reset; a smaller one is a batch", arguments: [(990, true), (100, false)])
     func massDelete(removed: Int, expectReset: Bool) throws {
         let chats = (0..<1_000).map { Self.chat($0) }
-        let feed = ChangeFeed(chats: chats)
+        let feed = LiveFeed(chats: chats)
         let snapshot = try feed.subscribe(limit: nil, maxInFlight: 0)
         var mirror = Mirror(subscription: snapshot.subscription, rows: snapshot.items)
         let sent = feed.apply((0..<removed).map { ChatChange(chatID: "c\($0 * 1_000 / removed)", chat: nil) })
@@ -63,7 +63,7 @@ struct ResetRuleTests {
         var generator = SeededGenerator(seed: 2026)
         var stream = ChatStream()
         for _ in 0..<300 { _ = stream.nextChange(using: &generator) }
-        let feed = ChangeFeed(chats: stream.list)
+        let feed = LiveFeed(chats: stream.list)
         let snapshot = try feed.subscribe(limit: limit, maxInFlight: 1)
         var mirror = Mirror(subscription: snapshot.subscription, rows: snapshot.items)
         var notifications = 0

@@ -1,4 +1,5 @@
 import ChatModel
+import JSONCodec
 import TestSupport
 import Testing
 import WireProtocol
