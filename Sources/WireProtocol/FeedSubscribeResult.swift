@@ -69,9 +69,13 @@ public struct FeedSubscribeResult: Hashable, Sendable {
             }
             content = .items(items)
         }
-        count = object["count"]?.int64Value.map { Int($0) } ?? {
-            if case .items(let items) = content { items.count } else { total }
-        }()
+        if let count = object["count"]?.int64Value {
+            self.count = Int(count)
+        } else if case .items(let items) = content {
+            count = items.count
+        } else {
+            count = total
+        }
     }
 }
 
