@@ -67,6 +67,7 @@ extension ChatStore {
             CREATE TRIGGER store_count_message_deleted AFTER UPDATE OF deleted ON message
                 WHEN (OLD.deleted = 0) <> (NEW.deleted = 0)
                 BEGIN UPDATE store_count SET messages = messages + (CASE WHEN NEW.deleted = 0 THEN 1 ELSE -1 END) WHERE id = 0; END;
+            """),
         // Chat lists, pins and mute (every chat in `main`, unpinned, unmuted); the list order
         // index with the pin band; per-list counters kept up to date by every event; and which
         // messages are unread, so that deleting one decrements `unread`. A chat's newest
