@@ -11,7 +11,10 @@ extension ChatStore {
         ORDER BY latest.sequence
         """
     static let allRowsSQL = "SELECT rowid, \(chatColumns) FROM chat"
-    static let pageSQL = "SELECT \(chatColumns) FROM chat ORDER BY last_message_date DESC, id ASC LIMIT ?1 OFFSET ?2"
+    static let pageSQL = """
+        SELECT \(chatColumns) FROM chat WHERE list = ?3 AND (?4 = 0 OR unread > 0)
+        ORDER BY pin_order DESC, last_message_date DESC, id ASC LIMIT ?1 OFFSET ?2
+        """
 
     /// The sequence number of the latest change-log row (0 when none).
     public func latestChangeSequence() throws -> Int64 {
@@ -36,8 +39,8 @@ extension ChatStore {
         try db.cachedStatement("PRAGMA data_version").fetchValue(Int64.self) ?? 0
     }
 
-    /// The whole chat list in list order and the change sequence it reflects, from one read
-    /// transaction.
+    /// Every chat, list by list (`archive`, then `main`), each in list order, and the change
+    /// sequence they reflect, from one read transaction.
     ///
     /// Walking the list-order index costs one random row lookup per chat (seconds at 1,000,000
     /// chats). Instead, the covering index gives each row's slot in list order, then one scan of
@@ -72,12 +75,12 @@ extension ChatStore {
         }
     }
 
-    /// Each chat row's index in the chat list, by rowid, from the covering list-order index.
+    /// Each chat row's index in the lists' order, by rowid, from the covering list-order index.
     private func listSlotsByRowID() throws -> RowIDSlots {
         let count = try chatCount()
         let maxRowID = try db.cachedStatement("SELECT MAX(rowid) FROM chat").fetchValue(Int64.self) ?? 0
         var slots = RowIDSlots(maxRowID: maxRowID, chatCount: count)
-        try db.cachedStatement("SELECT rowid FROM chat ORDER BY last_message_date DESC, id ASC").forEachRow([]) {
+        try db.cachedStatement("SELECT rowid FROM chat ORDER BY list, pin_order DESC, last_message_date DESC, id ASC").forEachRow([]) {
             slots.append(rowID: $0[0])
         }
         return slots
@@ -88,31 +91,57 @@ extension ChatStore {
         try db.cachedStatement("SELECT chats FROM store_count WHERE id = 0").fetchValue(Int.self) ?? 0
     }
 
-    /// The chats at `offset..<offset+limit` of the chat list.
-    public func chats(offset: Int, limit: Int) throws -> [Chat] {
+    /// The size and unread counters of `list`, as every event keeps them. O(1).
+    public func counters(of list: ChatList) throws -> ListCounters {
+        try db.cachedStatement("""
+            SELECT total, chats, messages, unmuted_chats, unmuted_messages FROM list_counters WHERE list = ?1
+            """).fetchOne(list.rawValue) { row in
+            ListCounters(
+                total: row[0],
+                unread: UnreadCounters(chats: row[1], messages: row[2], unmutedChats: row[3], unmutedMessages: row[4]))
+        } ?? ListCounters()
+    }
+
+    /// The chats at `offset..<offset+limit` of a list (of its chats with unread messages when
+    /// `view.unreadOnly`).
+    ///
+    /// - Complexity: O(log n + offset + limit) for a whole list; an unread-only page also walks
+    ///   past the read chats before it.
+    public func chats(in view: ChatListView = .main, offset: Int, limit: Int) throws -> [Chat] {
         if offset < 0 { throw ChatError.invalidParams(field: "offset", reason: "must be 0 or more, not \(offset)") }
         if limit < 0 { throw ChatError.invalidParams(field: "limit", reason: "must be 0 or more, not \(limit)") }
-        return try db.cachedStatement(Self.pageSQL).fetchAll(limit, offset) { Self.decodeChat($0) }
+        return try db.cachedStatement(Self.pageSQL).fetchAll(limit, offset, view.list.rawValue, view.unreadOnly) {
+            Self.decodeChat($0)
+        }
+    }
+
+    /// A page of a list with the list's counters, from one read transaction.
+    public func page(of view: ChatListView, offset: Int, limit: Int) throws -> (counters: ListCounters, items: [Chat]) {
+        try db.inTransaction(.deferred) {
+            (try counters(of: view.list), try chats(in: view, offset: offset, limit: limit))
+        }
     }
 
     public func chat(id: String) throws -> Chat? {
         try fetchChat(id: id)
     }
 
-    /// The index of each chat in the chat list, nil for an unknown id (an invalid id is
-    /// `invalidParams`). Counts the index entries before the chat's key, in one read transaction.
-    public func positions(of ids: [String]) throws -> [String: Int?] {
+    /// The index of each chat in `list`, nil for an unknown id or a chat of the other list (an
+    /// invalid id is `invalidParams`). Counts the index entries before the chat's key, in one read
+    /// transaction.
+    public func positions(of ids: [String], in list: ChatList = .main) throws -> [String: Int?] {
         for (index, id) in ids.enumerated() { try Identifier.validate(id, field: "ids[\(index)]") }
         return try db.inTransaction(.deferred) {
             var positions: [String: Int?] = [:]
-            let dateOf = try db.cachedStatement("SELECT last_message_date FROM chat WHERE id = ?1")
+            let keyOf = try db.cachedStatement("SELECT pin_order, last_message_date FROM chat WHERE id = ?1 AND list = ?2")
             let countBefore = try db.cachedStatement("""
-                SELECT (SELECT COUNT(*) FROM chat WHERE last_message_date > ?1)
-                     + (SELECT COUNT(*) FROM chat WHERE last_message_date = ?1 AND id < ?2)
+                SELECT (SELECT COUNT(*) FROM chat WHERE list = ?4 AND pin_order > ?1)
+                     + (SELECT COUNT(*) FROM chat WHERE list = ?4 AND pin_order = ?1 AND last_message_date > ?2)
+                     + (SELECT COUNT(*) FROM chat WHERE list = ?4 AND pin_order = ?1 AND last_message_date = ?2 AND id < ?3)
                 """)
             for id in ids where positions[id] == nil {
-                if let date = try dateOf.fetchValue(Int64.self, id) {
-                    positions[id] = .some(try countBefore.fetchValue(Int.self, date, id))
+                if let key = try keyOf.fetchOne(id, list.rawValue, decode: { row -> (Int64, Int64) in (row[0], row[1]) }) {
+                    positions[id] = .some(try countBefore.fetchValue(Int.self, key.0, key.1, id, list.rawValue))
                 } else {
                     positions[id] = .some(nil)
                 }

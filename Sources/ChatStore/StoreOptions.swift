@@ -20,11 +20,15 @@ public struct StoreOptions: Sendable, Hashable {
     /// (`PRAGMA wal_autocheckpoint`); nil keeps SQLite's 1,000. A writer that checkpoints in a
     /// `BackgroundCheckpointer` sets it high, as a backstop.
     public var autoCheckpointPages: Int?
+    /// The most pinned chats a list holds (SPEC §2).
+    public var maxPinnedChats: Int
 
     public init(
         busyTimeoutMilliseconds: Int = 5000, durability: Durability = .normal,
-        cacheSizeKiB: Int? = nil, readOnly: Bool = false, autoCheckpointPages: Int? = nil
+        cacheSizeKiB: Int? = nil, readOnly: Bool = false, autoCheckpointPages: Int? = nil,
+        maxPinnedChats: Int = 5
     ) {
+        self.maxPinnedChats = maxPinnedChats
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         self.durability = durability
         self.cacheSizeKiB = cacheSizeKiB

@@ -101,6 +101,7 @@ extension ChatfeedConfiguration {
             ("pollIntervalMilliseconds", pollIntervalMilliseconds), ("maxLineBytes", maxLineBytes),
             ("defaultMaxInFlight", defaultMaxInFlight), ("groupCommitMaxEvents", groupCommitMaxEvents),
             ("maxSubscriptions", maxSubscriptions), ("maxPendingChats", maxPendingChats),
+            ("maxPinnedChats", maxPinnedChats),
         ] {
             try copy.set(key, to: .integer(Int64(value)), source: source)
         }
@@ -147,6 +148,7 @@ extension ChatfeedConfiguration {
         case "groupCommitMaxEvents": groupCommitMaxEvents = try integer()
         case "maxSubscriptions": maxSubscriptions = try integer()
         case "maxPendingChats": maxPendingChats = try integer()
+        case "maxPinnedChats": maxPinnedChats = try integer()
         case "logLevel": logLevel = try choice(LogLevel.self)
         case "resetThreshold":
             guard let ratio = value.numberValue?.doubleValue else { throw wrongType("a number") }

@@ -41,6 +41,8 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
     /// beyond that its next notification is a `feed.reset` of its window.
     public var maxPendingChats = 1000
     public var logLevel = LogLevel.info
+    /// The most pinned chats a list holds; pinning one more is a conflict.
+    public var maxPinnedChats = 5
 
     /// The built-in defaults (equal to `Config/chatfeed.json`).
     public init() {}
@@ -51,7 +53,7 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
     public static let keys = [
         "database", "busyTimeoutMilliseconds", "durability", "cacheSizeKiB", "pollIntervalMilliseconds",
         "maxLineBytes", "defaultMaxInFlight", "resetThreshold", "groupCommitMaxEvents", "maxSubscriptions",
-        "maxPendingChats", "logLevel",
+        "maxPendingChats", "logLevel", "maxPinnedChats",
     ]
 
     /// The allowed range of each integer key.
@@ -64,6 +66,7 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
         "groupCommitMaxEvents": 1...1_000_000,
         "maxSubscriptions": 1...1_000_000,
         "maxPendingChats": 1...100_000_000,
+        "maxPinnedChats": 0...1000,
     ]
 
     /// The configuration as a JSON file: every key, one per line, in `keys` order.
@@ -89,7 +92,7 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
             quoted(database), String(busyTimeoutMilliseconds), quoted(durability.rawValue), String(cacheSizeKiB),
             String(pollIntervalMilliseconds), String(maxLineBytes), String(defaultMaxInFlight),
             String(resetThreshold), String(groupCommitMaxEvents), String(maxSubscriptions), String(maxPendingChats),
-            quoted(logLevel.rawValue),
+            quoted(logLevel.rawValue), String(maxPinnedChats),
         ]
         let lines = zip(Self.keys, values).map { "  \"\($0)\": \($1)" }
         return "{\n" + lines.joined(separator: ",\n") + "\n}\n"

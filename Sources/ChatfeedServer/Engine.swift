@@ -181,30 +181,38 @@ final class Engine: @unchecked Sendable {
         case .write:
             preconditionFailure("writes are committed in groups")
         case .listChats(let params):
-            let items = feed.index.chats(from: params.offset, count: params.limit)
-            return (.raw { WireResults.appendChatsList(total: self.feed.index.count, items: items, to: &$0) }, [])
+            let items = feed.index.chats(from: params.offset, count: params.limit, in: params.view)
+            let counters = feed.index.counters(of: params.view.list)
+            return (.raw {
+                WireResults.appendChatsList(total: counters.total, unread: counters.unread, items: items, to: &$0)
+            }, [])
         case .locateChats(let params):
+            let view = ChatListView(list: params.list)
             return (.value(WireResults.chatsLocate(
-                total: feed.index.count, indices: params.ids.map { ($0, feed.index.index(of: $0)) })), [])
+                total: feed.index.count(of: view), indices: params.ids.map { ($0, feed.index.index(of: $0, in: view)) })), [])
         case .listMessages(let params):
             let page = try store.messages(chat: params.chat, before: params.before, after: params.after, limit: params.limit)
             return (.value(WireResults.messagesList(chat: params.chat, page: page)), [])
         case .subscribe(let params):
-            let snapshot = try feed.subscribe(limit: params.limit, maxInFlight: params.maxInFlight, known: params.known)
+            let snapshot = try feed.subscribe(
+                view: params.view, limit: params.limit, maxInFlight: params.maxInFlight, known: params.known)
             logger.info("subscribed", metadata: [
                 "subscription": "\(snapshot.subscription)", "limit": "\(params.limit.map(String.init) ?? "all")",
+                "list": "\(params.view)",
                 "known": "\(params.known.map { String($0.count) } ?? "none")",
                 "resumedWith": "\(params.known == nil ? "items" : snapshot.batches.map { "\($0.count) batches" } ?? "items (reset rule)")",
             ])
             if let batches = snapshot.batches {
                 return (.raw {
                     WireResults.appendFeedSubscribe(
-                        subscription: snapshot.subscription, total: snapshot.total, batches: batches, to: &$0)
+                        subscription: snapshot.subscription, count: snapshot.items.count, total: snapshot.counts.total,
+                        unread: snapshot.counts.unread, batches: batches, to: &$0)
                 }, [])
             }
             return (.raw {
                 WireResults.appendFeedSubscribe(
-                    subscription: snapshot.subscription, total: snapshot.total, items: snapshot.items, to: &$0)
+                    subscription: snapshot.subscription, total: snapshot.counts.total, unread: snapshot.counts.unread,
+                    items: snapshot.items, to: &$0)
             }, [])
         case .ack(let params):
             return (.value(.object([:])), try feed.acknowledge(params.subscription, seq: Int(params.seq)))
@@ -227,6 +235,8 @@ final class Engine: @unchecked Sendable {
         let subscriptions = feed.subscriptionStats.map { subscription -> JSONValue in
             .object([
                 "subscription": .string(subscription.subscription),
+                "list": .string(subscription.view.list.rawValue),
+                "unreadOnly": .bool(subscription.view.unreadOnly),
                 "limit": subscription.limit.map(JSONValue.integer) ?? .null,
                 "maxInFlight": .integer(subscription.maxInFlight),
                 "lastSentSeq": .integer(subscription.lastSentSeq),
@@ -343,19 +353,21 @@ final class Engine: @unchecked Sendable {
     private func enqueue(_ notifications: [FeedNotification]) {
         for notification in notifications {
             switch notification {
-            case .batch(let subscription, let seq, let count, let total, let batch):
+            case .batch(let subscription, let seq, let counts, let batch):
                 let params = FeedBatchParams(
-                    subscription: subscription, seq: Int64(seq), count: count, total: total, deletes: batch.deletes,
+                    subscription: subscription, seq: Int64(seq), count: counts.count, total: counts.total,
+                    unread: counts.unread, deletes: batch.deletes,
                     inserts: batch.inserts.map { WireIndexedChat(index: $0.index, chat: $0.item) },
                     moves: batch.moves.map { WireMove(from: $0.from, to: $0.to) },
                     updates: batch.updates.map { WireIndexedChat(index: $0.index, chat: $0.item) })
                 RPCMessage.appendNotification(method: WireMethod.feedBatchNotification, to: &outputBuffer) {
                     WireResults.appendFeedBatch(params, to: &$0)
                 }
-            case .reset(let subscription, let seq, let count, let total, let items):
+            case .reset(let subscription, let seq, let counts, let items):
                 RPCMessage.appendNotification(method: WireMethod.feedResetNotification, to: &outputBuffer) {
                     WireResults.appendFeedReset(
-                        subscription: subscription, seq: Int64(seq), count: count, total: total, items: items, to: &$0)
+                        subscription: subscription, seq: Int64(seq), count: counts.count, total: counts.total,
+                        unread: counts.unread, items: items, to: &$0)
                 }
             }
         }

@@ -51,7 +51,7 @@ extension ChatfeedConfiguration {
         StoreOptions(
             busyTimeoutMilliseconds: busyTimeoutMilliseconds,
             durability: durability == .full ? .full : .normal,
-            cacheSizeKiB: cacheSizeKiB)
+            cacheSizeKiB: cacheSizeKiB, maxPinnedChats: maxPinnedChats)
     }
 
     /// The swift-log level of `logLevel`.

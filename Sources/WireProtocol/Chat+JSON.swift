@@ -19,7 +19,8 @@ extension LastMessage {
 }
 
 extension Chat {
-    /// `{"id","title","createdAt","lastMessage","lastMessageDate","unread","revision"}`
+    /// `{"id","title","createdAt","lastMessage","lastMessageDate","unread","revision","list",
+    /// "pinned","pinOrder","muted"}`
     public var jsonValue: JSONValue {
         .object([
             "id": .string(id),
@@ -29,6 +30,10 @@ extension Chat {
             "lastMessageDate": .integer(lastMessageDate),
             "unread": .integer(unread),
             "revision": .integer(revision),
+            "list": .string(list.rawValue),
+            "pinned": .bool(pinned),
+            "pinOrder": .integer(pinOrder),
+            "muted": .bool(muted),
         ])
     }
 
@@ -36,6 +41,7 @@ extension Chat {
     public init(jsonValue: JSONValue, field: String = "chat") throws(ChatError) {
         let reader = try ParamsReader(jsonValue, field: field, allowed: [
             "id", "title", "createdAt", "lastMessage", "lastMessageDate", "unread", "revision",
+            "list", "pinned", "pinOrder", "muted",
         ])
         var lastMessage: LastMessage?
         if let value = reader.object["lastMessage"], value != .null {
@@ -44,7 +50,41 @@ extension Chat {
         self.init(
             id: try reader.string("id"), title: try reader.string("title"), createdAt: try reader.int64("createdAt"),
             lastMessage: lastMessage, lastMessageDate: try reader.int64("lastMessageDate"),
-            unread: try reader.int64("unread"), revision: try reader.int64("revision"))
+            unread: try reader.int64("unread"), revision: try reader.int64("revision"),
+            list: try reader.optionalList("list") ?? .main, pinOrder: try reader.optionalInt64("pinOrder", in: 0...Int64.max) ?? 0,
+            muted: try reader.optionalBool("muted") ?? false)
+    }
+}
+
+extension UnreadCounters {
+    /// `{"chats","messages","unmutedChats","unmutedMessages"}`
+    public var jsonValue: JSONValue {
+        .object([
+            "chats": .integer(chats), "messages": .integer(messages),
+            "unmutedChats": .integer(unmutedChats), "unmutedMessages": .integer(unmutedMessages),
+        ])
+    }
+
+    /// Reads the JSON of `jsonValue`; `field` names the value in errors.
+    public init(jsonValue: JSONValue, field: String = "unread") throws(ChatError) {
+        let reader = try ParamsReader(jsonValue, field: field, allowed: ["chats", "messages", "unmutedChats", "unmutedMessages"])
+        self.init(
+            chats: try reader.int64("chats", in: 0...Int64.max), messages: try reader.int64("messages", in: 0...Int64.max),
+            unmutedChats: try reader.int64("unmutedChats", in: 0...Int64.max),
+            unmutedMessages: try reader.int64("unmutedMessages", in: 0...Int64.max))
+    }
+
+    /// Appends the JSON of `jsonValue` to `output`.
+    public func appendJSON(to output: inout [UInt8]) {
+        output.append(contentsOf: #"{"chats":"#.utf8)
+        JSONOutput.appendInteger(chats, to: &output)
+        output.append(contentsOf: #","messages":"#.utf8)
+        JSONOutput.appendInteger(messages, to: &output)
+        output.append(contentsOf: #","unmutedChats":"#.utf8)
+        JSONOutput.appendInteger(unmutedChats, to: &output)
+        output.append(contentsOf: #","unmutedMessages":"#.utf8)
+        JSONOutput.appendInteger(unmutedMessages, to: &output)
+        output.append(UInt8(ascii: "}"))
     }
 }
 

@@ -40,7 +40,11 @@ extension Chat {
         JSONOutput.appendInteger(unread, to: &output)
         output.append(contentsOf: #","revision":"#.utf8)
         JSONOutput.appendInteger(revision, to: &output)
-        output.append(UInt8(ascii: "}"))
+        output.append(contentsOf: list == .main ? #","list":"main""#.utf8 : #","list":"archive""#.utf8)
+        output.append(contentsOf: pinned ? #","pinned":true"#.utf8 : #","pinned":false"#.utf8)
+        output.append(contentsOf: #","pinOrder":"#.utf8)
+        JSONOutput.appendInteger(pinOrder, to: &output)
+        output.append(contentsOf: muted ? #","muted":true}"#.utf8 : #","muted":false}"#.utf8)
     }
 }
 
@@ -108,37 +112,46 @@ extension WireResults {
         output.append(UInt8(ascii: "]"))
     }
 
-    /// Appends the `chats.list` result (same bytes as `chatsList(total:items:)`).
+    /// Appends the `chats.list` result (same bytes as `chatsList(total:unread:items:)`).
     @inlinable
-    public static func appendChatsList(total: Int, items: some Sequence<Chat>, to output: inout [UInt8]) {
+    public static func appendChatsList(
+        total: Int, unread: UnreadCounters = UnreadCounters(), items: some Sequence<Chat>, to output: inout [UInt8]
+    ) {
         output.append(contentsOf: #"{"total":"#.utf8)
         JSONOutput.appendInteger(Int64(total), to: &output)
+        output.append(contentsOf: #","unread":"#.utf8)
+        unread.appendJSON(to: &output)
         output.append(contentsOf: #","items":"#.utf8)
         appendChats(items, to: &output)
         output.append(UInt8(ascii: "}"))
     }
 
-    /// Appends the `feed.subscribe` result (same bytes as `feedSubscribe(subscription:total:items:)`).
+    /// Appends the `feed.subscribe` result (same bytes as `feedSubscribe(subscription:total:unread:items:)`).
     @inlinable
     public static func appendFeedSubscribe(
-        subscription: String, total: Int, items: some Sequence<Chat>, to output: inout [UInt8]
+        subscription: String, total: Int, unread: UnreadCounters = UnreadCounters(), items: some Collection<Chat>,
+        to output: inout [UInt8]
     ) {
         output.append(contentsOf: #"{"subscription":"#.utf8)
         JSONOutput.appendString(subscription, to: &output)
-        output.append(contentsOf: #","seq":0,"total":"#.utf8)
+        output.append(contentsOf: #","seq":0,"count":"#.utf8)
+        JSONOutput.appendInteger(Int64(items.count), to: &output)
+        output.append(contentsOf: #","total":"#.utf8)
         JSONOutput.appendInteger(Int64(total), to: &output)
+        output.append(contentsOf: #","unread":"#.utf8)
+        unread.appendJSON(to: &output)
         output.append(contentsOf: #","items":"#.utf8)
         appendChats(items, to: &output)
         output.append(UInt8(ascii: "}"))
     }
 
-    /// Appends `feed.reset` params (same bytes as `feedReset(subscription:seq:count:total:items:)`).
+    /// Appends `feed.reset` params (same bytes as `feedReset(subscription:seq:count:total:unread:items:)`).
     @inlinable
     public static func appendFeedReset(
-        subscription: String, seq: Int64, count: Int, total: Int, items: some Sequence<Chat>,
-        to output: inout [UInt8]
+        subscription: String, seq: Int64, count: Int, total: Int, unread: UnreadCounters = UnreadCounters(),
+        items: some Sequence<Chat>, to output: inout [UInt8]
     ) {
-        appendFeedHeader(subscription: subscription, seq: seq, count: count, total: total, to: &output)
+        appendFeedHeader(subscription: subscription, seq: seq, count: count, total: total, unread: unread, to: &output)
         output.append(contentsOf: #","items":"#.utf8)
         appendChats(items, to: &output)
         output.append(UInt8(ascii: "}"))
@@ -146,7 +159,9 @@ extension WireResults {
 
     /// Appends `feed.batch` params (same bytes as `FeedBatchParams.jsonValue`).
     public static func appendFeedBatch(_ batch: FeedBatchParams, to output: inout [UInt8]) {
-        appendFeedHeader(subscription: batch.subscription, seq: batch.seq, count: batch.count, total: batch.total, to: &output)
+        appendFeedHeader(
+            subscription: batch.subscription, seq: batch.seq, count: batch.count, total: batch.total, unread: batch.unread,
+            to: &output)
         output.append(contentsOf: #","deletes":["#.utf8)
         for (position, index) in batch.deletes.enumerated() {
             if position > 0 { output.append(UInt8(ascii: ",")) }
@@ -169,7 +184,9 @@ extension WireResults {
     }
 
     @usableFromInline
-    static func appendFeedHeader(subscription: String, seq: Int64, count: Int, total: Int, to output: inout [UInt8]) {
+    static func appendFeedHeader(
+        subscription: String, seq: Int64, count: Int, total: Int, unread: UnreadCounters, to output: inout [UInt8]
+    ) {
         output.append(contentsOf: #"{"subscription":"#.utf8)
         JSONOutput.appendString(subscription, to: &output)
         output.append(contentsOf: #","seq":"#.utf8)
@@ -178,6 +195,8 @@ extension WireResults {
         JSONOutput.appendInteger(Int64(count), to: &output)
         output.append(contentsOf: #","total":"#.utf8)
         JSONOutput.appendInteger(Int64(total), to: &output)
+        output.append(contentsOf: #","unread":"#.utf8)
+        unread.appendJSON(to: &output)
     }
 
     private static func appendIndexedChats(_ rows: [WireIndexedChat], to output: inout [UInt8]) {

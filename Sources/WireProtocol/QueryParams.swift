@@ -1,38 +1,47 @@
 import ChatModel
 import JSONCodec
 
-/// `chats.list`: `offset` (default 0) and `limit` (default 100, at most `maxLimit`).
+/// `chats.list`: `list` (default main), `unreadOnly` (default false), `offset` (default 0) and
+/// `limit` (default 100, at most `maxLimit`).
 public struct ChatsListParams: Hashable, Sendable {
     public static let defaultLimit = 100
     public static let maxLimit = 10_000
 
+    public var view: ChatListView
     public var offset: Int
     public var limit: Int
 
-    public init(offset: Int = 0, limit: Int = ChatsListParams.defaultLimit) {
+    public init(view: ChatListView = .main, offset: Int = 0, limit: Int = ChatsListParams.defaultLimit) {
+        self.view = view
         self.offset = offset
         self.limit = limit
     }
 
     public init(params: JSONValue?) throws(ChatError) {
-        let reader = try ParamsReader(params: params, method: "chats.list", allowed: ["offset", "limit"])
+        let reader = try ParamsReader(params: params, method: "chats.list", allowed: ["list", "unreadOnly", "offset", "limit"])
         self.init(
+            view: ChatListView(
+                list: try reader.optionalList("list") ?? .main, unreadOnly: try reader.optionalBool("unreadOnly") ?? false),
             offset: try reader.optionalInt("offset", in: 0...Int.max) ?? 0,
             limit: try reader.optionalInt("limit", in: 0...Self.maxLimit) ?? Self.defaultLimit)
     }
 }
 
-/// `chats.locate`: the ids whose indices are wanted (1 to `maxIDs` valid chat ids).
+/// `chats.locate`: the ids whose indices in `list` (default main) are wanted (1 to `maxIDs` valid chat ids).
 public struct ChatsLocateParams: Hashable, Sendable {
     public static let maxIDs = 10_000
 
     public var ids: [String]
+    public var list: ChatList
 
-    public init(ids: [String]) { self.ids = ids }
+    public init(ids: [String], list: ChatList = .main) {
+        self.ids = ids
+        self.list = list
+    }
 
     public init(params: JSONValue?) throws(ChatError) {
-        let reader = try ParamsReader(params: params, method: "chats.locate", allowed: ["ids"])
-        self.init(ids: try reader.identifierArray("ids", count: 1...Self.maxIDs))
+        let reader = try ParamsReader(params: params, method: "chats.locate", allowed: ["ids", "list"])
+        self.init(ids: try reader.identifierArray("ids", count: 1...Self.maxIDs), list: try reader.optionalList("list") ?? .main)
     }
 }
 
@@ -70,25 +79,31 @@ public struct MessagesListParams: Hashable, Sendable {
     }
 }
 
-/// `feed.subscribe`: a window of the first `limit` chats (nil: the whole list), the number of
-/// unacknowledged notifications allowed (nil: the configured default; 0: no acks needed), and the
-/// rows the client shows when it resumes (`known`, at most `maxKnownRows`, in its order).
+/// `feed.subscribe`: a list (default main), optionally only its chats with unread messages, a
+/// window of the first `limit` chats (nil: the whole list), the number of unacknowledged
+/// notifications allowed (nil: the configured default; 0: no acks needed), and the rows the
+/// client shows when it resumes (`known`, at most `maxKnownRows`, in its order).
 public struct FeedSubscribeParams: Hashable, Sendable {
     public static let maxKnownRows = 10_000
 
+    public var view: ChatListView
     public var limit: Int?
     public var maxInFlight: Int?
     public var known: [KnownRow]?
 
-    public init(limit: Int? = nil, maxInFlight: Int? = nil, known: [KnownRow]? = nil) {
+    public init(view: ChatListView = .main, limit: Int? = nil, maxInFlight: Int? = nil, known: [KnownRow]? = nil) {
+        self.view = view
         self.limit = limit
         self.maxInFlight = maxInFlight
         self.known = known
     }
 
     public init(params: JSONValue?) throws(ChatError) {
-        let reader = try ParamsReader(params: params, method: "feed.subscribe", allowed: ["limit", "maxInFlight", "known"])
+        let reader = try ParamsReader(
+            params: params, method: "feed.subscribe", allowed: ["list", "unreadOnly", "limit", "maxInFlight", "known"])
         self.init(
+            view: ChatListView(
+                list: try reader.optionalList("list") ?? .main, unreadOnly: try reader.optionalBool("unreadOnly") ?? false),
             limit: try reader.optionalInt("limit", in: 1...Int.max),
             maxInFlight: try reader.optionalInt("maxInFlight", in: 0...Int.max),
             known: try Self.known(reader))

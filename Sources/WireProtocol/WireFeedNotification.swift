@@ -29,21 +29,24 @@ public struct FeedBatchParams: Hashable, Sendable {
     public var seq: Int64
     /// Rows in the subscription's list after the batch.
     public var count: Int
-    /// Chats in the store.
+    /// Chats in the subscription's list.
     public var total: Int
+    /// The counters of the subscription's list.
+    public var unread: UnreadCounters
     public var deletes: [Int]
     public var inserts: [WireIndexedChat]
     public var moves: [WireMove]
     public var updates: [WireIndexedChat]
 
     public init(
-        subscription: String, seq: Int64, count: Int, total: Int, deletes: [Int] = [],
-        inserts: [WireIndexedChat] = [], moves: [WireMove] = [], updates: [WireIndexedChat] = []
+        subscription: String, seq: Int64, count: Int, total: Int, unread: UnreadCounters = UnreadCounters(),
+        deletes: [Int] = [], inserts: [WireIndexedChat] = [], moves: [WireMove] = [], updates: [WireIndexedChat] = []
     ) {
         self.subscription = subscription
         self.seq = seq
         self.count = count
         self.total = total
+        self.unread = unread
         self.deletes = deletes
         self.inserts = inserts
         self.moves = moves
@@ -52,14 +55,14 @@ public struct FeedBatchParams: Hashable, Sendable {
 
     public var jsonValue: JSONValue {
         WireResults.feedBatch(
-            subscription: subscription, seq: seq, count: count, total: total, deletes: deletes,
+            subscription: subscription, seq: seq, count: count, total: total, unread: unread, deletes: deletes,
             inserts: inserts.map { (index: $0.index, chat: $0.chat) }, moves: moves.map { (from: $0.from, to: $0.to) },
             updates: updates.map { (index: $0.index, chat: $0.chat) })
     }
 
     public init(jsonValue: JSONValue) throws(ChatError) {
         let reader = try ParamsReader(jsonValue, field: "", allowed: [
-            "subscription", "seq", "count", "total", "deletes", "inserts", "moves", "updates",
+            "subscription", "seq", "count", "total", "unread", "deletes", "inserts", "moves", "updates",
         ], context: WireMethod.feedBatchNotification)
         func array(_ key: String) throws(ChatError) -> [JSONValue] {
             guard let value = reader.object[key] else { throw .invalidParams(field: key, reason: "is required") }
@@ -93,7 +96,15 @@ public struct FeedBatchParams: Hashable, Sendable {
         self.init(
             subscription: try reader.string("subscription"), seq: try reader.int64("seq", in: 0...Int64.max),
             count: try reader.int("count", in: 0...Int.max), total: try reader.int("total", in: 0...Int.max),
-            deletes: deletes, inserts: try indexedChats("inserts"), moves: moves, updates: try indexedChats("updates"))
+            unread: try Self.unread(reader), deletes: deletes, inserts: try indexedChats("inserts"), moves: moves, updates: try indexedChats("updates"))
+    }
+}
+
+extension FeedBatchParams {
+    /// The `unread` member of a notification (required).
+    static func unread(_ reader: ParamsReader) throws(ChatError) -> UnreadCounters {
+        guard let value = reader.object["unread"] else { throw .invalidParams(field: "unread", reason: "is required") }
+        return try UnreadCounters(jsonValue: value)
     }
 }
 
@@ -103,22 +114,26 @@ public struct FeedResetParams: Hashable, Sendable {
     public var seq: Int64
     public var count: Int
     public var total: Int
+    public var unread: UnreadCounters
     public var items: [Chat]
 
-    public init(subscription: String, seq: Int64, count: Int, total: Int, items: [Chat]) {
+    public init(
+        subscription: String, seq: Int64, count: Int, total: Int, unread: UnreadCounters = UnreadCounters(), items: [Chat]
+    ) {
         self.subscription = subscription
         self.seq = seq
         self.count = count
         self.total = total
+        self.unread = unread
         self.items = items
     }
 
     public var jsonValue: JSONValue {
-        WireResults.feedReset(subscription: subscription, seq: seq, count: count, total: total, items: items)
+        WireResults.feedReset(subscription: subscription, seq: seq, count: count, total: total, unread: unread, items: items)
     }
 
     public init(jsonValue: JSONValue) throws(ChatError) {
-        let reader = try ParamsReader(jsonValue, field: "", allowed: ["subscription", "seq", "count", "total", "items"],
+        let reader = try ParamsReader(jsonValue, field: "", allowed: ["subscription", "seq", "count", "total", "unread", "items"],
                                       context: WireMethod.feedResetNotification)
         guard case .array(let elements)? = reader.object["items"] else {
             throw .invalidParams(field: "items", reason: "must be an array of chats")
@@ -130,7 +145,8 @@ public struct FeedResetParams: Hashable, Sendable {
         }
         self.init(
             subscription: try reader.string("subscription"), seq: try reader.int64("seq", in: 0...Int64.max),
-            count: try reader.int("count", in: 0...Int.max), total: try reader.int("total", in: 0...Int.max), items: items)
+            count: try reader.int("count", in: 0...Int.max), total: try reader.int("total", in: 0...Int.max),
+            unread: try FeedBatchParams.unread(reader), items: items)
     }
 }
 

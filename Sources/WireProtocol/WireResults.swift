@@ -3,9 +3,9 @@ import JSONCodec
 
 /// The `result` values and notification params of SPEC §5, with their exact keys.
 public enum WireResults {
-    /// `chats.list`: `{"total","items":[chat]}`
-    public static func chatsList(total: Int, items: [Chat]) -> JSONValue {
-        .object(["total": .integer(total), "items": .array(items.map(\.jsonValue))])
+    /// `chats.list`: `{"total","unread","items":[chat]}` (`total` and `unread` of the list).
+    public static func chatsList(total: Int, unread: UnreadCounters = UnreadCounters(), items: [Chat]) -> JSONValue {
+        .object(["total": .integer(total), "unread": unread.jsonValue, "items": .array(items.map(\.jsonValue))])
     }
 
     /// `chats.locate`: `{"total","indices":{id: index or null}}`, in the order of `indices`
@@ -29,24 +29,26 @@ public enum WireResults {
         ])
     }
 
-    /// `feed.subscribe`: `{"subscription","seq":0,"total","items":[chat]}`
-    public static func feedSubscribe(subscription: String, total: Int, items: [Chat]) -> JSONValue {
+    /// `feed.subscribe`: `{"subscription","seq":0,"count","total","unread","items":[chat]}`
+    public static func feedSubscribe(
+        subscription: String, total: Int, unread: UnreadCounters = UnreadCounters(), items: [Chat]
+    ) -> JSONValue {
         .object([
-            "subscription": .string(subscription), "seq": .integer(0), "total": .integer(total),
-            "items": .array(items.map(\.jsonValue)),
+            "subscription": .string(subscription), "seq": .integer(0), "count": .integer(items.count),
+            "total": .integer(total), "unread": unread.jsonValue, "items": .array(items.map(\.jsonValue)),
         ])
     }
 
-    /// Params of the `feed.batch` notification: `subscription`, `seq`, `count`, `total`, then the
-    /// batch fields of SPEC §3.
+    /// Params of the `feed.batch` notification: `subscription`, `seq`, `count`, `total`, `unread`,
+    /// then the batch fields of SPEC §3.
     public static func feedBatch(
-        subscription: String, seq: Int64, count: Int, total: Int,
+        subscription: String, seq: Int64, count: Int, total: Int, unread: UnreadCounters = UnreadCounters(),
         deletes: [Int], inserts: [(index: Int, chat: Chat)], moves: [(from: Int, to: Int)],
         updates: [(index: Int, chat: Chat)]
     ) -> JSONValue {
         .object([
             "subscription": .string(subscription), "seq": .integer(seq), "count": .integer(count),
-            "total": .integer(total),
+            "total": .integer(total), "unread": unread.jsonValue,
             "deletes": .array(deletes.map(JSONValue.integer)),
             "inserts": .array(inserts.map { .object(["index": .integer($0.index), "chat": $0.chat.jsonValue]) }),
             "moves": .array(moves.map { .object(["from": .integer($0.from), "to": .integer($0.to)]) }),
@@ -54,11 +56,13 @@ public enum WireResults {
         ])
     }
 
-    /// Params of the `feed.reset` notification: `{"subscription","seq","count","total","items"}`.
-    public static func feedReset(subscription: String, seq: Int64, count: Int, total: Int, items: [Chat]) -> JSONValue {
+    /// Params of the `feed.reset` notification: `{"subscription","seq","count","total","unread","items"}`.
+    public static func feedReset(
+        subscription: String, seq: Int64, count: Int, total: Int, unread: UnreadCounters = UnreadCounters(), items: [Chat]
+    ) -> JSONValue {
         .object([
             "subscription": .string(subscription), "seq": .integer(seq), "count": .integer(count),
-            "total": .integer(total), "items": .array(items.map(\.jsonValue)),
+            "total": .integer(total), "unread": unread.jsonValue, "items": .array(items.map(\.jsonValue)),
         ])
     }
 }

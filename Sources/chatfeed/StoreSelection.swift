@@ -23,7 +23,7 @@ struct StoreSelection: ParsableArguments {
         let options = StoreOptions(
             busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds,
             durability: configuration.durability == .full ? .full : .normal,
-            cacheSizeKiB: configuration.cacheSizeKiB)
+            cacheSizeKiB: configuration.cacheSizeKiB, maxPinnedChats: configuration.maxPinnedChats)
         return (database ?? configuration.database, options)
     }
 

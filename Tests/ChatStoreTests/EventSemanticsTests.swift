@@ -98,20 +98,22 @@ func message(_ id: String, in chat: String, from sender: String = "ann", _ text:
         #expect(try store.apply(.deleteMessage(id: "a2")) == .done)
         let after = try #require(try store.chat(id: "a"))
         #expect(after.lastMessage?.id == "a1" && after.lastMessageDate == 100)
-        #expect(after.unread == before.unread)
+        #expect(after.unread == before.unread - 1, "a deleted unread message is no longer counted")
         #expect(after.revision > before.revision)
         #expect(try store.allChats().chats.map(\.id) == ["b", "a"])
         try store.apply(.deleteMessage(id: "a1"))
         let empty = try #require(try store.chat(id: "a"))
-        #expect(empty.lastMessage == nil && empty.lastMessageDate == 0 && empty.unread == 2)
+        #expect(empty.lastMessage == nil && empty.lastMessageDate == 0 && empty.unread == 0)
     }
 
-    @Test func deletingAnOlderMessageChangesNoRowAndNoRevision() throws {
+    @Test func deletingAnOlderReadMessageChangesNoRowAndNoRevision() throws {
         let store = try TestStore().store
         try store.apply(.createChat(id: "a", title: "A", createdAt: 0))
         try store.apply(message("a1", in: "a", at: 100))
+        try store.apply(.markRead(id: "a"))
         try store.apply(message("a2", in: "a", at: 300))
         let before = try #require(try store.chat(id: "a"))
+        #expect(before.unread == 1)
         let sequence = try store.latestChangeSequence()
         try store.apply(.deleteMessage(id: "a1"))
         #expect(try store.chat(id: "a") == before)
@@ -187,7 +189,7 @@ func message(_ id: String, in chat: String, from sender: String = "ann", _ text:
         let afterDelete = try store.chat(id: "a")
         #expect(try store.apply(message("m2", in: "a", "bye", at: 200)) == .posted(duplicate: true))
         #expect(try store.chat(id: "a") == afterDelete)
-        #expect(try store.chat(id: "a")?.unread == 2)
+        #expect(try store.chat(id: "a")?.unread == 1)
     }
 
     @Test(arguments: [
