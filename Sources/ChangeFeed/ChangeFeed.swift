@@ -120,12 +120,30 @@ public final class ChangeFeed {
     public func apply(_ changes: [ChatChange]) -> [FeedNotification] {
         for change in changes {
             let previous = index.apply(change)
-            for id in subscriptionOrder where subscriptions[id]!.known[change.chatID] == nil {
+            for id in subscriptionOrder
+            where subscriptions[id]!.known[change.chatID] == nil && !subscriptions[id]!.resetPending {
                 subscriptions[id]!.known[change.chatID] = KnownChat(chat: previous)
             }
         }
         var notifications: [FeedNotification] = []
         for id in subscriptionOrder {
+            drain(&subscriptions[id]!, into: &notifications)
+        }
+        return notifications
+    }
+
+    /// Replaces the list with `chats` (in list order), when the feed lost track of the store's
+    /// changes (a gap in the change log), and gives every subscription a `feed.reset` with it:
+    /// now, or as soon as its acknowledgements allow. Pending batches are dropped.
+    ///
+    /// - Complexity: O(n log n) for n chats (O(n) when they are in list order), plus the resets.
+    public func reload(chats: [Chat]) -> [FeedNotification] {
+        index = ChatIndex(chats: chats)
+        var notifications: [FeedNotification] = []
+        for id in subscriptionOrder {
+            subscriptions[id]!.known = [:]
+            subscriptions[id]!.deferred = nil
+            subscriptions[id]!.resetPending = true
             drain(&subscriptions[id]!, into: &notifications)
         }
         return notifications
@@ -138,7 +156,8 @@ public final class ChangeFeed {
             return SubscriptionStats(
                 subscription: id, limit: subscription.limit, maxInFlight: subscription.maxInFlight,
                 lastSentSeq: subscription.lastSentSeq, lastAckedSeq: subscription.lastAckedSeq,
-                pendingChats: subscription.known.count, deferredPending: subscription.deferred != nil)
+                pendingChats: subscription.known.count,
+                deferredPending: subscription.deferred != nil || subscription.resetPending)
         }
     }
 
@@ -150,6 +169,15 @@ public final class ChangeFeed {
     /// from the list it knows to the current list, then that batch's deferred updates.
     private func drain(_ subscription: inout Subscription, into notifications: inout [FeedNotification]) {
         while subscription.canSend {
+            if subscription.resetPending {
+                subscription.resetPending = false
+                subscription.lastSentSeq += 1
+                let items = snapshot(limit: subscription.limit)
+                notifications.append(.reset(
+                    subscription: subscription.id, seq: subscription.lastSentSeq, count: items.count,
+                    total: index.count, items: items))
+                continue
+            }
             if let deferred = subscription.deferred {
                 subscription.deferred = nil
                 subscription.lastSentSeq += 1
@@ -195,6 +223,8 @@ private struct Subscription {
     /// The pure-update batch that must follow the last structural batch, with its moment's
     /// row count and total.
     var deferred: (batch: Batch<Chat>, count: Int, total: Int)?
+    /// The feed was reloaded: the next notification is a reset.
+    var resetPending = false
 
     init(id: String, limit: Int?, maxInFlight: Int) {
         self.id = id

@@ -43,6 +43,20 @@ extension ChatStore {
             ALTER TABLE message ADD COLUMN original_text TEXT;
             UPDATE message SET original_text = text;
             """),
+        // Change-log readers (daemons) and how far the log was pruned, so that the log stays
+        // bounded and a reader that fell behind the pruning knows it (SPEC §4).
+        Migration(version: 3, sql: """
+            CREATE TABLE change_log_reader (
+                id TEXT NOT NULL PRIMARY KEY,
+                sequence INTEGER NOT NULL,
+                seen_at INTEGER NOT NULL
+            );
+            CREATE TABLE change_log_pruned (
+                only INTEGER PRIMARY KEY CHECK (only = 1),
+                sequence INTEGER NOT NULL
+            );
+            INSERT INTO change_log_pruned VALUES (1, 0);
+            """),
     ]
 
     static var latestSchemaVersion: Int { migrations.last!.version }

@@ -81,6 +81,8 @@ extension ChatfeedConfiguration {
         let value: ConfigJSON
         if key == "database" || key == "durability" || key == "logLevel" {
             value = .string(text)
+        } else if key == "quickCheckAtStart", let flag = Bool(text) {
+            value = .bool(flag)
         } else if let integer = Int64(text) {
             value = .integer(integer)
         } else if let double = Double(text), double.isFinite, text.allSatisfy({ "0123456789.eE+-".contains($0) }) {
@@ -99,6 +101,9 @@ extension ChatfeedConfiguration {
             ("busyTimeoutMilliseconds", busyTimeoutMilliseconds), ("cacheSizeKiB", cacheSizeKiB),
             ("pollIntervalMilliseconds", pollIntervalMilliseconds), ("maxLineBytes", maxLineBytes),
             ("defaultMaxInFlight", defaultMaxInFlight), ("groupCommitMaxEvents", groupCommitMaxEvents),
+            ("groupCommitMaxMilliseconds", groupCommitMaxMilliseconds), ("changeLogRetention", changeLogRetention),
+            ("changeLogReaderTimeoutMilliseconds", changeLogReaderTimeoutMilliseconds),
+            ("maxDatabaseMiB", maxDatabaseMiB),
         ] {
             try copy.set(key, to: .integer(Int64(value)), source: source)
         }
@@ -151,6 +156,13 @@ extension ChatfeedConfiguration {
         case "defaultMaxInFlight": defaultMaxInFlight = try integer()
         case "groupCommitMaxEvents": groupCommitMaxEvents = try integer()
         case "logLevel": logLevel = try choice(LogLevel.self)
+        case "groupCommitMaxMilliseconds": groupCommitMaxMilliseconds = try integer()
+        case "changeLogRetention": changeLogRetention = try integer()
+        case "changeLogReaderTimeoutMilliseconds": changeLogReaderTimeoutMilliseconds = try integer()
+        case "maxDatabaseMiB": maxDatabaseMiB = try integer()
+        case "quickCheckAtStart":
+            guard case .bool(let flag) = value else { throw wrongType("true or false") }
+            quickCheckAtStart = flag
         case "resetThreshold":
             let ratio: Double
             switch value {

@@ -36,6 +36,20 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
     /// The most events committed in one transaction (group commit).
     public var groupCommitMaxEvents = 1000
     public var logLevel = LogLevel.info
+    /// The longest the daemon holds the write lock for one group commit; other processes'
+    /// writers (the CLI) get the lock between groups.
+    public var groupCommitMaxMilliseconds = 20
+    /// Change-log entries always kept; older ones are pruned once every live reader has read them.
+    public var changeLogRetention = 100_000
+    /// A daemon that has not shown a sign of life for this long no longer holds back the
+    /// pruning of the change log (it reloads and sends resets if it comes back after a prune).
+    public var changeLogReaderTimeoutMilliseconds = 30_000
+    /// Run `PRAGMA quick_check` when the daemon starts, and refuse a damaged database (about a
+    /// second per GB; turn it off for very large files).
+    public var quickCheckAtStart = true
+    /// The largest the database file may grow, in MiB (0: no limit); beyond it writes fail with
+    /// −32004 storage full, as on a full disk.
+    public var maxDatabaseMiB = 0
 
     /// The built-in defaults (equal to `Config/chatfeed.json`).
     public init() {}
@@ -46,6 +60,8 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
     public static let keys = [
         "database", "busyTimeoutMilliseconds", "durability", "cacheSizeKiB", "pollIntervalMilliseconds",
         "maxLineBytes", "defaultMaxInFlight", "resetThreshold", "groupCommitMaxEvents", "logLevel",
+        "groupCommitMaxMilliseconds", "changeLogRetention", "changeLogReaderTimeoutMilliseconds",
+        "quickCheckAtStart", "maxDatabaseMiB",
     ]
 
     /// The allowed range of each integer key.
@@ -56,6 +72,10 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
         "maxLineBytes": 1...(1 << 30),
         "defaultMaxInFlight": 0...1_000_000,
         "groupCommitMaxEvents": 1...1_000_000,
+        "groupCommitMaxMilliseconds": 1...60_000,
+        "changeLogRetention": 1...Int(Int32.max),
+        "changeLogReaderTimeoutMilliseconds": 1...Int(Int32.max),
+        "maxDatabaseMiB": 0...Int(Int32.max),
     ]
 
     /// The configuration as a JSON file: every key, one per line, in `keys` order.
@@ -81,6 +101,8 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
             quoted(database), String(busyTimeoutMilliseconds), quoted(durability.rawValue), String(cacheSizeKiB),
             String(pollIntervalMilliseconds), String(maxLineBytes), String(defaultMaxInFlight),
             String(resetThreshold), String(groupCommitMaxEvents), quoted(logLevel.rawValue),
+            String(groupCommitMaxMilliseconds), String(changeLogRetention), String(changeLogReaderTimeoutMilliseconds),
+            String(quickCheckAtStart), String(maxDatabaseMiB),
         ]
         let lines = zip(Self.keys, values).map { "  \"\($0)\": \($1)" }
         return "{\n" + lines.joined(separator: ",\n") + "\n}\n"
