@@ -77,11 +77,15 @@ extension ChatStore {
     ///
     /// - Complexity: O(log n) when nothing is due; O(entries pruned + readers) when it prunes.
     func maintainChangeLog() throws {
-        if isReaderRowDue() { try writeReaderRow() }
         let retention = Int64(max(options.changeLogRetention, 1))
         let latest = try latestChangeSequence()
         let pruned = try prunedThrough()
-        guard latest - pruned > retention + max(retention / 16, 16) else { return }
+        let pruneDue = latest - pruned > retention + max(retention / 16, 16)
+        // When pruning, this store's own reader row holds it back: bring it up to date first.
+        if isReaderRowDue() || (pruneDue && reader.map { $0.position != $0.writtenPosition } == true) {
+            try writeReaderRow()
+        }
+        guard pruneDue else { return }
         let now = Self.now()
         let liveSince = now - Int64(options.readerTimeoutMilliseconds)
         try db.cachedStatement("DELETE FROM change_log_reader WHERE seen_at < ?1").execute(liveSince)
@@ -120,7 +124,6 @@ extension ChatStore {
     ///
     /// - Throws: `ChatStoreError.notWritable` saying what is read-only.
     public func checkWritable() throws {
-        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
         if db.isReadOnly || access(path, W_OK) != 0 {
             throw ChatStoreError.notWritable(path: path, reason: "the file is read-only")
         }
@@ -129,11 +132,19 @@ extension ChatStore {
             try db.execute("ROLLBACK")
         } catch {
             if error.isBusy { throw error }
-            let reason = access(directory, W_OK) != 0
-                ? "its directory '\(directory)' is read-only (SQLite keeps the -wal and -shm files beside it)"
-                : error.message
-            throw ChatStoreError.notWritable(path: path, reason: reason)
+            throw Self.notWritable(path: path, error)
         }
+    }
+
+    /// The error for a store that cannot be written, saying whether the file or its directory
+    /// is read-only.
+    static func notWritable(path: String, _ error: SQLiteError) -> ChatStoreError {
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let reason = access(path, W_OK) != 0 ? "the file is read-only"
+            : access(directory, W_OK) != 0
+            ? "its directory '\(directory)' is read-only (SQLite keeps the -wal and -shm files beside it)"
+            : error.message
+        return .notWritable(path: path, reason: reason)
     }
 
     /// `PRAGMA quick_check`: O(size of the file), without the index cross-checks of a full
@@ -148,7 +159,8 @@ extension ChatStore {
             throw ChatStoreError.damaged(path: path, detail: error.message)
         }
         if findings != ["ok"] {
-            throw ChatStoreError.damaged(path: path, detail: findings.joined(separator: "; "))
+            let detail = findings.joined(separator: "; ").split(whereSeparator: \.isNewline).joined(separator: " ")
+            throw ChatStoreError.damaged(path: path, detail: detail)
         }
     }
 }

@@ -30,6 +30,8 @@ public final class ChatStore {
         } catch var error as SQLiteError where error.resultCode == SQLITE_NOTADB {
             error.message = "'\(path)' is not a SQLite database"
             throw error
+        } catch let error as SQLiteError where !options.readOnly && [SQLITE_READONLY, SQLITE_CANTOPEN].contains(error.resultCode) {
+            throw Self.notWritable(path: path, error)
         }
         statements = try PreparedStatements(db)
     }
