@@ -103,7 +103,7 @@ extension ChatfeedConfiguration {
             ("defaultMaxInFlight", defaultMaxInFlight), ("groupCommitMaxEvents", groupCommitMaxEvents),
             ("groupCommitMaxMilliseconds", groupCommitMaxMilliseconds), ("changeLogRetention", changeLogRetention),
             ("changeLogReaderTimeoutMilliseconds", changeLogReaderTimeoutMilliseconds),
-            ("maxDatabaseMiB", maxDatabaseMiB),
+            ("maxDatabaseMiB", maxDatabaseMiB), ("checkpointIntervalMilliseconds", checkpointIntervalMilliseconds),
         ] {
             try copy.set(key, to: .integer(Int64(value)), source: source)
         }
@@ -160,6 +160,7 @@ extension ChatfeedConfiguration {
         case "changeLogRetention": changeLogRetention = try integer()
         case "changeLogReaderTimeoutMilliseconds": changeLogReaderTimeoutMilliseconds = try integer()
         case "maxDatabaseMiB": maxDatabaseMiB = try integer()
+        case "checkpointIntervalMilliseconds": checkpointIntervalMilliseconds = try integer()
         case "quickCheckAtStart":
             guard case .bool(let flag) = value else { throw wrongType("true or false") }
             quickCheckAtStart = flag

@@ -50,6 +50,10 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
     /// The largest the database file may grow, in MiB (0: no limit); beyond it writes fail with
     /// −32004 storage full, as on a full disk.
     public var maxDatabaseMiB = 0
+    /// How long after a commit the daemon's background checkpoint copies the write-ahead log into
+    /// the database file; longer copies a page changed by many commits once (fewer bytes written)
+    /// and lets the `-wal` file grow larger in between.
+    public var checkpointIntervalMilliseconds = 50
 
     /// The built-in defaults (equal to `Config/chatfeed.json`).
     public init() {}
@@ -61,7 +65,7 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
         "database", "busyTimeoutMilliseconds", "durability", "cacheSizeKiB", "pollIntervalMilliseconds",
         "maxLineBytes", "defaultMaxInFlight", "resetThreshold", "groupCommitMaxEvents", "logLevel",
         "groupCommitMaxMilliseconds", "changeLogRetention", "changeLogReaderTimeoutMilliseconds",
-        "quickCheckAtStart", "maxDatabaseMiB",
+        "quickCheckAtStart", "maxDatabaseMiB", "checkpointIntervalMilliseconds",
     ]
 
     /// The allowed range of each integer key.
@@ -76,6 +80,7 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
         "changeLogRetention": 1...Int(Int32.max),
         "changeLogReaderTimeoutMilliseconds": 1...Int(Int32.max),
         "maxDatabaseMiB": 0...Int(Int32.max),
+        "checkpointIntervalMilliseconds": 1...60_000,
     ]
 
     /// The configuration as a JSON file: every key, one per line, in `keys` order.
@@ -102,7 +107,7 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
             String(pollIntervalMilliseconds), String(maxLineBytes), String(defaultMaxInFlight),
             String(resetThreshold), String(groupCommitMaxEvents), quoted(logLevel.rawValue),
             String(groupCommitMaxMilliseconds), String(changeLogRetention), String(changeLogReaderTimeoutMilliseconds),
-            String(quickCheckAtStart), String(maxDatabaseMiB),
+            String(quickCheckAtStart), String(maxDatabaseMiB), String(checkpointIntervalMilliseconds),
         ]
         let lines = zip(Self.keys, values).map { "  \"\($0)\": \($1)" }
         return "{\n" + lines.joined(separator: ",\n") + "\n}\n"

@@ -32,6 +32,9 @@ final class Engine: @unchecked Sendable {
     private var pendingWrites: [(id: JSONValue?, method: String, event: Result<ChatEvent, RPCError>)] = []
     private let shutdown: ShutdownRequest
     private let startedAt = Date()
+    /// Transactions committed by group commits, and the writes they held (logged at exit).
+    private var groupCommits = 0
+    private var groupedWrites = 0
 
     /// Opens (or creates) the database and loads the chat list. `queue` and `shutdown` are the
     /// daemon's, so that a shutdown can be requested while this still loads.
@@ -50,7 +53,8 @@ final class Engine: @unchecked Sendable {
         if !storeOptions.readOnly { try store.checkWritable() }
         if options.quickCheckAtStart { try store.checkIntegrity() }
         checkpointer = storeOptions.readOnly ? nil : try BackgroundCheckpointer(
-            path: options.databasePath, busyTimeoutMilliseconds: storeOptions.busyTimeoutMilliseconds)
+            path: options.databasePath, busyTimeoutMilliseconds: storeOptions.busyTimeoutMilliseconds,
+            interval: Double(options.checkpointIntervalMilliseconds) / 1000)
         // data_version first: a commit by another process during the load then shows as a
         // change, and the first round catches up on it.
         lastDataVersion = try store.dataVersion()
@@ -110,6 +114,10 @@ final class Engine: @unchecked Sendable {
     /// Leaves the database file whole on its own: the `-wal` file is checkpointed into it and
     /// emptied (a copy of the `.sqlite` file alone then holds every acknowledged write).
     private func closeStore() {
+        logger.info("closing the database", metadata: [
+            "groupCommits": "\(groupCommits)", "writes": "\(groupedWrites)",
+            "writesPerGroup": "\(groupCommits == 0 ? 0 : groupedWrites / groupCommits)",
+        ])
         checkpointer?.stop()
         guard !options.store.readOnly else { return }
         do {
@@ -304,6 +312,8 @@ final class Engine: @unchecked Sendable {
             flushOutputBuffer()
             return nil
         }
+        groupCommits += 1
+        groupedWrites += outcomes.count
         // The writes answered now: up to the last applied event and the invalid ones after it.
         var committed = 0
         var applied = 0

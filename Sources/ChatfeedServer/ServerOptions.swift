@@ -21,11 +21,15 @@ public struct ServerOptions: Sendable {
     public var groupCommitMaxMilliseconds: Int
     /// Run `PRAGMA quick_check` at start and refuse a damaged database.
     public var quickCheckAtStart: Bool
+    /// How long after a commit the background checkpoint copies the write-ahead log into the
+    /// database: pages changed by several commits in between are copied once.
+    public var checkpointIntervalMilliseconds: Int
 
     public init(
         databasePath: String, store: StoreOptions = StoreOptions(), feed: FeedOptions = FeedOptions(),
         pollIntervalMilliseconds: Int = 20, maxLineBytes: Int = 1 << 20, groupCommitMaxEvents: Int = 1000,
-        groupCommitMaxMilliseconds: Int = 20, quickCheckAtStart: Bool = true
+        groupCommitMaxMilliseconds: Int = 20, quickCheckAtStart: Bool = true,
+        checkpointIntervalMilliseconds: Int = 50
     ) {
         self.databasePath = databasePath
         self.store = store
@@ -35,6 +39,7 @@ public struct ServerOptions: Sendable {
         self.groupCommitMaxEvents = groupCommitMaxEvents
         self.groupCommitMaxMilliseconds = groupCommitMaxMilliseconds
         self.quickCheckAtStart = quickCheckAtStart
+        self.checkpointIntervalMilliseconds = checkpointIntervalMilliseconds
     }
 }
 
@@ -50,7 +55,8 @@ extension ServerOptions {
             maxLineBytes: configuration.maxLineBytes,
             groupCommitMaxEvents: configuration.groupCommitMaxEvents,
             groupCommitMaxMilliseconds: configuration.groupCommitMaxMilliseconds,
-            quickCheckAtStart: configuration.quickCheckAtStart)
+            quickCheckAtStart: configuration.quickCheckAtStart,
+            checkpointIntervalMilliseconds: configuration.checkpointIntervalMilliseconds)
     }
 }
 
