@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .library(name: "ListDiff", targets: ["ListDiff"]),
         .library(name: "ChatModel", targets: ["ChatModel"]),
+        .library(name: "JSONCodec", targets: ["JSONCodec"]),
+        .library(name: "SQLite", targets: ["SQLite"]),
         .library(name: "ChatStore", targets: ["ChatStore"]),
         .library(name: "ChangeFeed", targets: ["ChangeFeed"]),
         .library(name: "WireProtocol", targets: ["WireProtocol"]),
@@ -30,14 +32,18 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        .target(name: "ChatStore", dependencies: ["ChatModel", "CSQLite"]),
+        // The SQLite layer: connection, statements, value conversion, named result codes.
+        .target(name: "SQLite", dependencies: ["CSQLite"]),
+        .target(name: "ChatStore", dependencies: ["ChatModel", "SQLite"]),
         .target(name: "ChangeFeed", dependencies: ["ChatModel", "ListDiff"]),
-        .target(name: "WireProtocol", dependencies: ["ChatModel"]),
-        .target(name: "ChatfeedConfig"),
+        // Dependency-free: the JSON value, the parser and the byte writer.
+        .target(name: "JSONCodec"),
+        .target(name: "WireProtocol", dependencies: ["ChatModel", "JSONCodec"]),
+        .target(name: "ChatfeedConfig", dependencies: ["JSONCodec"]),
         .target(
             name: "ChatfeedServer",
             dependencies: [
-                "ChatModel", "ChatStore", "ChangeFeed", "WireProtocol", "ChatfeedConfig",
+                "ChatModel", "ChatStore", "SQLite", "ChangeFeed", "JSONCodec", "WireProtocol", "ChatfeedConfig",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -49,7 +55,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(name: "chatfeed", dependencies: [
-            "ListDiff", "ChatModel", "ChatStore", "WireProtocol", "ChatfeedConfig",
+            "ListDiff", "ChatModel", "ChatStore", "SQLite", "JSONCodec", "WireProtocol", "ChatfeedConfig",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -57,13 +63,14 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["ListDiff", "ChatModel"], path: "Tests/TestSupport"),
         .testTarget(name: "ListDiffTests", dependencies: ["ListDiff", "TestSupport"]),
         .testTarget(name: "ChatModelTests", dependencies: ["ChatModel"]),
-        .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "ChatModel", "TestSupport", "chatfeed"]),
+        .testTarget(name: "JSONCodecTests", dependencies: ["JSONCodec", "TestSupport"]),
+        .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "SQLite", "ChatModel", "TestSupport", "chatfeed"]),
         .testTarget(name: "ChangeFeedTests", dependencies: ["ChangeFeed", "ChatModel", "ListDiff", "TestSupport"]),
-        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "ChatModel", "TestSupport"]),
+        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "JSONCodec", "ChatModel", "TestSupport"]),
         .testTarget(name: "ChatfeedConfigTests", dependencies: ["ChatfeedConfig"]),
-        .testTarget(name: "ChatfeedCLITests", dependencies: ["chatfeed", "chatfeedd", "ListDiff", "WireProtocol", "TestSupport"]),
+        .testTarget(name: "ChatfeedCLITests", dependencies: ["chatfeed", "chatfeedd", "ListDiff", "JSONCodec", "WireProtocol", "TestSupport"]),
         .testTarget(name: "ChatfeedServerTests", dependencies: [
-            "ChatfeedServer", "ChatfeedConfig", "ChatStore", "ChatModel", "ListDiff", "WireProtocol", "TestSupport",
+            "ChatfeedServer", "ChatfeedConfig", "ChatStore", "ChatModel", "ListDiff", "JSONCodec", "WireProtocol", "TestSupport",
         ]),
     ]
 )

@@ -54,6 +54,7 @@ let package = Package(
                 "BenchmarkSupport",
                 .product(name: "ChatStore", package: "chatfeed"),
                 .product(name: "ChatModel", package: "chatfeed"),
+                .product(name: "JSONCodec", package: "chatfeed"),
                 .product(name: "WireProtocol", package: "chatfeed"),
             ],
             // Not directly under Benchmarks/: the ordo-one command plugin runs every executable

@@ -1,5 +1,5 @@
-import CSQLite
 import Foundation
+import SQLite
 
 /// A registered change-log reader: what this store last wrote of its position, and when.
 struct ChangeLogReader {
@@ -103,7 +103,7 @@ extension ChatStore {
     func mappingStorageErrors<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as SQLiteError where error.resultCode == SQLITE_FULL {
+        } catch let error as SQLiteError where error.resultCode == .full {
             // The WAL may have grown up to the failure; truncating it returns that space.
             _ = try? checkpoint(truncate: true)
             throw ChatStoreError.storageFull(path: path, detail: error.message)
@@ -155,7 +155,7 @@ extension ChatStore {
         var findings: [String] = []
         do {
             try db.cachedStatement("PRAGMA quick_check(5)").forEachRow([]) { findings.append($0[0]) }
-        } catch let error as SQLiteError where [SQLITE_CORRUPT, SQLITE_NOTADB].contains(error.resultCode) {
+        } catch let error as SQLiteError where [.corrupt, .notADatabase].contains(error.resultCode) {
             throw ChatStoreError.damaged(path: path, detail: error.message)
         }
         if findings != ["ok"] {

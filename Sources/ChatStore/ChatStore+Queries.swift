@@ -1,4 +1,5 @@
 import ChatModel
+import SQLite
 
 extension ChatStore {
     // SQL that embeds the chat columns, built once rather than at every call.
@@ -55,14 +56,14 @@ extension ChatStore {
                 do {
                     try db.cachedStatement(Self.allRowsSQL).forEachRow([]) { row in
                         guard let slot = slots.slot(ofRowID: row[0]), !filled[slot] else {
-                            throw SQLiteError(extendedResultCode: 11, message: "the chat table and its list-order index disagree")
+                            throw SQLiteError(extendedResultCode: .corrupt, message: "the chat table and its list-order index disagree")
                         }
                         (buffer.baseAddress! + slot).initialize(to: Self.decodeChat(row, from: 1))
                         filled[slot] = true
                         filledCount += 1
                     }
                     guard filledCount == count else {
-                        throw SQLiteError(extendedResultCode: 11, message: "the chat table and its list-order index disagree")
+                        throw SQLiteError(extendedResultCode: .corrupt, message: "the chat table and its list-order index disagree")
                     }
                     initializedCount = count
                 } catch {

@@ -1,4 +1,5 @@
 import ChatModel
+import SQLite
 
 /// The stored state of a message, including what the chat list does not show.
 struct StoredMessage {

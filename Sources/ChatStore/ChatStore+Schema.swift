@@ -1,3 +1,5 @@
+import SQLite
+
 /// One step of the schema's history. The list only grows: a released step never changes.
 struct Migration: Sendable {
     var version: Int

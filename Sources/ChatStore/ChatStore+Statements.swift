@@ -1,3 +1,5 @@
+import SQLite
+
 extension ChatStore {
     /// The statements of the event path, prepared when the store opens and reused by every event.
     struct PreparedStatements {

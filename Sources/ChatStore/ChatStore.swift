@@ -1,5 +1,5 @@
-import CSQLite
 import ChatModel
+import SQLite
 
 /// The persistent store of chats and messages (SPEC §2) over one SQLite connection.
 ///
@@ -27,10 +27,10 @@ public final class ChatStore {
         db = try Database(path: path, mode: .init(readOnly: options.readOnly, create: true))
         do {
             try Self.configure(db, path: path, options: options)
-        } catch var error as SQLiteError where error.resultCode == SQLITE_NOTADB {
+        } catch var error as SQLiteError where error.resultCode == .notADatabase {
             error.message = "'\(path)' is not a SQLite database"
             throw error
-        } catch let error as SQLiteError where !options.readOnly && [SQLITE_READONLY, SQLITE_CANTOPEN].contains(error.resultCode) {
+        } catch let error as SQLiteError where !options.readOnly && [.readOnly, .cantOpen].contains(error.resultCode) {
             throw Self.notWritable(path: path, error)
         }
         statements = try PreparedStatements(db)
@@ -55,28 +55,12 @@ public final class ChatStore {
                 throw ChatStoreError.schemaOutdated(path: path, version: version, required: latestSchemaVersion)
             }
         } else {
-            try Self.enableWAL(db, waitingUpTo: options.busyTimeoutMilliseconds)
+            try db.execute("PRAGMA journal_mode = WAL", retryingWhileBusyFor: options.busyTimeoutMilliseconds)
             try db.execute("PRAGMA synchronous = \(options.durability == .full ? "FULL" : "NORMAL")")
             if let pages = options.autoCheckpointPages {
                 try db.execute("PRAGMA wal_autocheckpoint = \(max(pages, 0))")
             }
             try migrate(db)
-        }
-    }
-
-    /// `PRAGMA journal_mode = WAL`, retried while another connection holds the lock, up to the
-    /// busy timeout: when several processes open a new file at once, SQLite can answer
-    /// SQLITE_BUSY at once, without calling the busy handler (it would risk a deadlock).
-    static func enableWAL(_ db: Database, waitingUpTo milliseconds: Int) throws(SQLiteError) {
-        var waited = 0
-        while true {
-            do {
-                try db.execute("PRAGMA journal_mode = WAL")
-                return
-            } catch where error.isBusy && waited < milliseconds {
-                sqlite3_sleep(5)
-                waited += 5
-            }
         }
     }
 }

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import JSONCodec
 
 extension ChatfeedConfiguration {
     /// The environment variable naming a configuration file.
@@ -50,26 +51,25 @@ extension ChatfeedConfiguration {
     public static func parse(
         _ bytes: [UInt8], source: String, over base: ChatfeedConfiguration = .defaults
     ) throws(ConfigError) -> ChatfeedConfiguration {
-        if let invalid = ConfigJSON.firstInvalidUTF8(in: bytes) {
-            let (line, column) = ConfigJSON.position(of: invalid, in: bytes)
-            throw ConfigError(.malformedJSON(line: line, column: column), source: source, message: "the file is not valid UTF-8")
-        }
-        let json: ConfigJSON
+        let json: JSONValue
         do {
-            json = try ConfigJSON.parse(bytes)
+            json = try JSONValue(parsing: bytes, maxDepth: 64)
         } catch {
-            let (line, column) = ConfigJSON.position(of: error.offset, in: bytes)
-            throw ConfigError(.malformedJSON(line: line, column: column), source: source, message: "invalid JSON: \(error.message)")
+            let (line, column) = error.lineAndColumn(in: bytes)
+            switch error.reason {
+            case .duplicateKey(let key):
+                throw ConfigError(.duplicateKey, source: source, key: key, message: "the key appears more than once")
+            case .invalidUTF8:
+                throw ConfigError(.malformedJSON(line: line, column: column), source: source, message: "the file is not valid UTF-8")
+            default:
+                throw ConfigError(.malformedJSON(line: line, column: column), source: source, message: "invalid JSON: \(error.message)")
+            }
         }
-        guard case .object(let members) = json else {
+        guard let members = json.objectValue else {
             throw ConfigError(.notAnObject, source: source, message: "the file must hold a JSON object, not \(json.typeDescription)")
         }
         var configuration = base
-        var seen = Set<String>()
         for (key, value) in members {
-            guard seen.insert(key).inserted else {
-                throw ConfigError(.duplicateKey, source: source, key: key, message: "the key appears more than once")
-            }
             try configuration.set(key, to: value, source: source)
         }
         return configuration
@@ -78,15 +78,16 @@ extension ChatfeedConfiguration {
     /// Sets `key` from text given on a command line (`--poll-interval-milliseconds 50`…): numbers
     /// are parsed, enums checked. `source` names the origin in errors (e.g. the flag).
     public mutating func set(_ key: String, text: String, source: String = "command line") throws(ConfigError) {
-        let value: ConfigJSON
+        let value: JSONValue
         if key == "database" || key == "durability" || key == "logLevel" {
             value = .string(text)
         } else if key == "quickCheckAtStart", let flag = Bool(text) {
             value = .bool(flag)
         } else if let integer = Int64(text) {
             value = .integer(integer)
-        } else if let double = Double(text), double.isFinite, text.allSatisfy({ "0123456789.eE+-".contains($0) }) {
-            value = .double(double)
+        } else if let double = Double(text), let number = JSONValue.double(double),
+                  text.allSatisfy({ "0123456789.eE+-".contains($0) }) {
+            value = number
         } else {
             value = .string(text)
         }
@@ -107,23 +108,16 @@ extension ChatfeedConfiguration {
         ] {
             try copy.set(key, to: .integer(Int64(value)), source: source)
         }
-        try copy.set("resetThreshold", to: .double(resetThreshold), source: source)
+        _ = try Self.checkedResetThreshold(resetThreshold, source: source)
     }
 
-    private mutating func set(_ key: String, to value: ConfigJSON, source: String) throws(ConfigError) {
+    private mutating func set(_ key: String, to value: JSONValue, source: String) throws(ConfigError) {
         func wrongType(_ expected: String) -> ConfigError {
             ConfigError(.wrongType, source: source, key: key, message: "must be \(expected), not \(value.typeDescription)")
         }
         func integer() throws(ConfigError) -> Int {
             let range = Self.integerRanges[key]!
-            let number: Int64
-            switch value {
-            case .integer(let integer): number = integer
-            case .double(let double):
-                guard let exact = Int64(exactly: double) else { throw wrongType("an integer") }
-                number = exact
-            default: throw wrongType("an integer")
-            }
+            guard let number = value.int64Value else { throw wrongType("an integer") }
             guard number >= range.lowerBound, number <= range.upperBound else {
                 let bounds = range.upperBound >= Int(Int32.max)
                     ? "at least \(range.lowerBound)" : "between \(range.lowerBound) and \(range.upperBound)"
@@ -165,20 +159,19 @@ extension ChatfeedConfiguration {
             guard case .bool(let flag) = value else { throw wrongType("true or false") }
             quickCheckAtStart = flag
         case "resetThreshold":
-            let ratio: Double
-            switch value {
-            case .integer(let integer): ratio = Double(integer)
-            case .double(let double): ratio = double
-            default: throw wrongType("a number")
-            }
-            guard ratio.isFinite, ratio >= 0 else {
-                throw ConfigError(.outOfRange, source: source, key: key, message: "must be a number at least 0, not \(ratio)")
-            }
-            resetThreshold = ratio
+            guard let ratio = value.numberValue?.doubleValue else { throw wrongType("a number") }
+            resetThreshold = try Self.checkedResetThreshold(ratio, source: source)
         default:
             let suggestion = Self.keys.first { $0.lowercased() == key.lowercased() }
                 .map { "; did you mean '\($0)'?" } ?? "; the keys are " + Self.keys.joined(separator: ", ")
             throw ConfigError(.unknownKey, source: source, key: key, message: "unknown key" + suggestion)
         }
+    }
+
+    private static func checkedResetThreshold(_ ratio: Double, source: String) throws(ConfigError) -> Double {
+        guard ratio.isFinite, ratio >= 0 else {
+            throw ConfigError(.outOfRange, source: source, key: "resetThreshold", message: "must be a number at least 0, not \(ratio)")
+        }
+        return ratio
     }
 }

@@ -2,8 +2,10 @@ import ChangeFeed
 import ChatModel
 import ChatStore
 import Foundation
+import JSONCodec
 import ListDiff
 import Logging
+import SQLite
 import Synchronization
 import WireProtocol
 
@@ -20,7 +22,7 @@ final class Engine: @unchecked Sendable {
     /// Checkpoints the WAL on its own thread, so that commits here never wait for an fsync
     /// (nil when read-only).
     private let checkpointer: BackgroundCheckpointer?
-    private let feed: ChangeFeed
+    private let feed: LiveFeed
     private let queue: InputQueue
     private let output: OutputWriter
     private let inputDescriptor: Int32
@@ -65,7 +67,7 @@ final class Engine: @unchecked Sendable {
                 "chatfeedd-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: .min ... .max))",
                 at: loaded.latestSequence)
         }
-        feed = ChangeFeed(chats: loaded.chats, options: options.feed)
+        feed = LiveFeed(chats: loaded.chats, options: options.feed)
         lastSequence = loaded.latestSequence
         framer = LineFramer(maxLineBytes: options.maxLineBytes)
         inputDescriptor = input

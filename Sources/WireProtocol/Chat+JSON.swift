@@ -1,4 +1,5 @@
 import ChatModel
+import JSONCodec
 
 extension LastMessage {
     /// `{"id","sender","text","sentAt"}`

@@ -1,4 +1,5 @@
 import ChatModel
+import JSONCodec
 
 // Direct writers: the same bytes as `jsonValue.serialize(into:)`, without building a JSONValue
 // (for snapshots of large lists and for every batch).

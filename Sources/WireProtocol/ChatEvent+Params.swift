@@ -1,4 +1,5 @@
 import ChatModel
+import JSONCodec
 
 extension ChatEvent {
     /// Decodes the params of a write method and validates the event (`ChatEvent.validate()`).

@@ -1,4 +1,5 @@
 import ChatModel
+import JSONCodec
 
 /// Reads the named members of a params object; every failure is `ChatError.invalidParams`
 /// naming the field (missing, wrong type, out of range, unknown).

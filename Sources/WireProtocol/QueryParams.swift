@@ -1,4 +1,5 @@
 import ChatModel
+import JSONCodec
 
 /// `chats.list`: `offset` (default 0) and `limit` (default 100, at most `maxLimit`).
 public struct ChatsListParams: Hashable, Sendable {

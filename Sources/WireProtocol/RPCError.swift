@@ -1,4 +1,5 @@
 import ChatModel
+import JSONCodec
 
 /// A JSON-RPC error object (SPEC §5).
 public struct RPCError: Error, Hashable, Sendable, CustomStringConvertible {

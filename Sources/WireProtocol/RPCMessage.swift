@@ -1,3 +1,5 @@
+import JSONCodec
+
 /// Encoders of outgoing JSON-RPC lines. Each returns (or appends) one line ending in `\n`.
 public enum RPCMessage {
     /// `{"jsonrpc":"2.0","id":…,"result":…}\n`

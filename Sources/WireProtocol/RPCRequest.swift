@@ -1,3 +1,5 @@
+import JSONCodec
+
 /// A JSON-RPC 2.0 request or notification read from one line.
 public struct RPCRequest: Hashable, Sendable {
     /// The request id (a string, a number or null) exactly as sent; nil for a notification.

@@ -1,4 +1,5 @@
 import ChatModel
+import JSONCodec
 
 /// A line written by the daemon, as a client (`chatfeed watch`, tests) reads it.
 public enum RPCServerMessage: Hashable, Sendable {

@@ -1,4 +1,5 @@
 import ChatModel
+import JSONCodec
 
 /// A request's method and params, decoded into typed values.
 public enum WireCommand: Hashable, Sendable {

@@ -1,4 +1,5 @@
 import ChatModel
+import JSONCodec
 
 /// A row placed by a batch: `index` in the list after the batch.
 public struct WireIndexedChat: Hashable, Sendable {

@@ -1,4 +1,5 @@
 import ChatModel
+import JSONCodec
 
 /// The `result` values and notification params of SPEC §5, with their exact keys.
 public enum WireResults {

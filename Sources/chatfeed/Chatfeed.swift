@@ -2,6 +2,7 @@ import ArgumentParser
 import ChatModel
 import ChatStore
 import Foundation
+import SQLite
 
 @main
 struct Chatfeed: ParsableCommand {

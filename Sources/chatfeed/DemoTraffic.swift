@@ -1,3 +1,4 @@
+import JSONCodec
 import WireProtocol
 
 /// Realistic traffic for `chatfeed watch --demo`: mostly new messages that bump a chat to the

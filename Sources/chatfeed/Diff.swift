@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import JSONCodec
 import ListDiff
 import WireProtocol
 

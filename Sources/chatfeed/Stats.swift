@@ -1,4 +1,5 @@
 import ArgumentParser
+import JSONCodec
 import WireProtocol
 import ChatStore
 

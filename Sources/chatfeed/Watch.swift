@@ -1,6 +1,7 @@
 import ArgumentParser
 import ChatModel
 import Foundation
+import JSONCodec
 import ListDiff
 import WireProtocol
 

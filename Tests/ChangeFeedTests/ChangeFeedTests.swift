@@ -38,7 +38,7 @@ struct ChangeFeedTests {
         var stream = ChatStream()
         var initial: [ChatChange] = []
         for _ in 0..<40 { initial.append(stream.nextChange(using: &generator)) }
-        let feed = ChangeFeed(chats: stream.list, options: FeedOptions(resetThreshold: 4))
+        let feed = LiveFeed(chats: stream.list, options: FeedOptions(resetThreshold: 4))
         let snapshot = try feed.subscribe(limit: limit, maxInFlight: maxInFlight)
         #expect(snapshot.items == Array(stream.list.prefix(limit ?? .max)))
         var mirror = Mirror(subscription: snapshot.subscription, rows: snapshot.items)
@@ -72,7 +72,7 @@ struct ChangeFeedTests {
         var generator = SeededGenerator(seed: seed)
         var stream = ChatStream()
         for _ in 0..<50 { _ = stream.nextChange(using: &generator) }
-        let feed = ChangeFeed(chats: stream.list, options: FeedOptions(resetThreshold: .infinity))
+        let feed = LiveFeed(chats: stream.list, options: FeedOptions(resetThreshold: .infinity))
         let snapshot = try feed.subscribe(limit: limit, maxInFlight: 0)
         var old = snapshot.items
         for _ in 0..<300 {
@@ -100,7 +100,7 @@ struct ChangeFeedTests {
         var generator = SeededGenerator(seed: 31)
         var stream = ChatStream()
         for _ in 0..<30 { _ = stream.nextChange(using: &generator) }
-        let feed = ChangeFeed(chats: stream.list)
+        let feed = LiveFeed(chats: stream.list)
         let snapshot = try feed.subscribe(limit: nil, maxInFlight: 1)
         let first = feed.apply([stream.nextChange(using: &generator)])
         #expect(first.count == 1)
@@ -120,7 +120,7 @@ struct ChangeFeedTests {
     func deferredFirst() throws {
         let chats = (0..<5).map { Chat(id: "c\($0)", title: "t", createdAt: Int64(100 - $0), lastMessage: nil,
                                         lastMessageDate: Int64(100 - $0), unread: 0, revision: 1) }
-        let feed = ChangeFeed(chats: chats, options: FeedOptions(resetThreshold: .infinity))
+        let feed = LiveFeed(chats: chats, options: FeedOptions(resetThreshold: .infinity))
         let snapshot = try feed.subscribe(limit: nil, maxInFlight: 1)
         var bumped = chats[4]
         bumped.lastMessageDate = 200
@@ -146,7 +146,7 @@ struct ChangeFeedTests {
         var generator = SeededGenerator(seed: 41)
         var stream = ChatStream()
         for _ in 0..<20 { _ = stream.nextChange(using: &generator) }
-        let feed = ChangeFeed(chats: stream.list, options: FeedOptions(resetThreshold: 0.5))
+        let feed = LiveFeed(chats: stream.list, options: FeedOptions(resetThreshold: 0.5))
         let snapshot = try feed.subscribe(limit: 5, maxInFlight: 1)
         _ = feed.apply([stream.nextChange(using: &generator)])
         for _ in 0..<200 { _ = feed.apply([stream.nextChange(using: &generator)]) }
@@ -157,7 +157,7 @@ struct ChangeFeedTests {
 
     @Test("acks of unsent seqs and unknown subscriptions are errors")
     func ackErrors() throws {
-        let feed = ChangeFeed(chats: [])
+        let feed = LiveFeed(chats: [])
         let snapshot = try feed.subscribe(limit: nil, maxInFlight: nil)
         #expect(throws: ChatError.self) { _ = try feed.acknowledge(snapshot.subscription, seq: 1) }
         #expect(throws: ChatError.notFound(kind: "subscription", id: "nope")) { _ = try feed.acknowledge("nope", seq: 0) }
@@ -179,7 +179,7 @@ struct FeedPreferenceTests {
     /// and the two that went up move, although one move of a would be fewer.
     @Test("a chat that did not go up stays; the chats that went up move")
     func notUpOutweighsUp() throws {
-        let feed = ChangeFeed(chats: [Self.chat("a", 40), Self.chat("x1", 30), Self.chat("x2", 20), Self.chat("y", 10)],
+        let feed = LiveFeed(chats: [Self.chat("a", 40), Self.chat("x1", 30), Self.chat("x2", 20), Self.chat("y", 10)],
                               options: FeedOptions(resetThreshold: .infinity))
         _ = try feed.subscribe(limit: nil, maxInFlight: 0)
         let sent = feed.apply([

@@ -1,5 +1,6 @@
 import ChatModel
 import Foundation
+import SQLite
 import Synchronization
 import Testing
 import TestSupport

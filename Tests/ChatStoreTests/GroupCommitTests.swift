@@ -1,6 +1,7 @@
 import ChatModel
 import Foundation
 import Testing
+import SQLite
 import TestSupport
 
 @testable import ChatStore

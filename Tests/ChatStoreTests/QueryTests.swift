@@ -1,6 +1,7 @@
 import ChatModel
 import Foundation
 import Testing
+import SQLite
 import TestSupport
 
 @testable import ChatStore
@@ -104,7 +105,7 @@ import TestSupport
             try db.execute("SELECT * FROM nowhere")
             Issue.record("expected an error")
         } catch {
-            #expect(error.resultCode == 1)
+            #expect(error.resultCode == .error)
             #expect(error.message.contains("nowhere"))
             #expect(error.sql == "SELECT * FROM nowhere")
             #expect(error.description.contains("no such table"))

@@ -1,4 +1,5 @@
 import Foundation
+import JSONCodec
 import ListDiff
 import Testing
 import TestSupport

@@ -1,6 +1,7 @@
 import ChatModel
 import Foundation
 import Testing
+import JSONCodec
 import WireProtocol
 
 /// The feed's promises one write at a time (SPEC §2–§4): which writes yield a batch, of which

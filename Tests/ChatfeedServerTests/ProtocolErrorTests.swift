@@ -1,6 +1,7 @@
 import ChatModel
 import Foundation
 import Testing
+import JSONCodec
 import WireProtocol
 
 /// Every error of SPEC §5 through the real daemon: one error response per bad line (id null when

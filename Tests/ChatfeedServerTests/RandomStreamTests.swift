@@ -1,5 +1,6 @@
 import ChatModel
 import Foundation
+import JSONCodec
 import ListDiff
 import TestSupport
 import Testing

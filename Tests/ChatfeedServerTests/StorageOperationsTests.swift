@@ -1,5 +1,6 @@
 import ChatModel
 import ChatStore
+import JSONCodec
 import Foundation
 import TestSupport
 import Testing

@@ -1,5 +1,6 @@
 import ChatModel
 import Foundation
+import JSONCodec
 import TestSupport
 import Testing
 import WireProtocol

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import WireProtocol
+import JSONCodec
 import TestSupport
+@testable import WireProtocol
 
 /// Foundation's JSONSerialization as an independent oracle on damaged input: both parsers must
 /// accept and reject the same texts, except where ours is stricter by design (and where

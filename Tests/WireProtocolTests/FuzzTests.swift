@@ -1,5 +1,6 @@
 import ChatModel
 import Testing
+import JSONCodec
 @testable import WireProtocol
 import TestSupport
 

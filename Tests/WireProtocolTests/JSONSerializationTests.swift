@@ -1,6 +1,7 @@
 import Testing
-@testable import WireProtocol
+import JSONCodec
 import TestSupport
+@testable import WireProtocol
 
 @Suite struct JSONSerializationTests {
     @Test func compactOutput() {

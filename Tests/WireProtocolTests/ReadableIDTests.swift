@@ -1,4 +1,5 @@
 import Testing
+import JSONCodec
 @testable import WireProtocol
 
 @Suite struct ReadableIDTests {

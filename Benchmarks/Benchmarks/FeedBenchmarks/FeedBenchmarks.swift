@@ -36,7 +36,7 @@ final class FeedIndex: @unchecked Sendable {
 /// A feed of `chatCount` chats with one subscription that needs no acks, so every event yields
 /// its batches at once.
 final class LiveFeed: @unchecked Sendable {
-    let feed: ChangeFeed
+    let feed: LiveFeed
     var now: Int64 = newestDate
 
     init(limit: Int?) {
@@ -44,7 +44,7 @@ final class LiveFeed: @unchecked Sendable {
             Chat(id: chatID($0), title: "Chat \($0)", createdAt: 0, lastMessage: nil,
                  lastMessageDate: newestDate - Int64($0) * 1_000, unread: 0, revision: 1)
         }
-        feed = ChangeFeed(chats: chats, options: FeedOptions(resetThreshold: .infinity))
+        feed = LiveFeed(chats: chats, options: FeedOptions(resetThreshold: .infinity))
         _ = try! feed.subscribe(limit: limit, maxInFlight: 0)
     }
 

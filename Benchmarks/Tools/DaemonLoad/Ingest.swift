@@ -1,5 +1,6 @@
 import BenchmarkSupport
 import Foundation
+import JSONCodec
 import Synchronization
 import WireProtocol
 

@@ -1,5 +1,6 @@
 import ChatStore
 import Foundation
+import JSONCodec
 import WireProtocol
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import ChatModel
 import Foundation
+import JSONCodec
 import WireProtocol
 
 /// What the test knows the store must hold after the writes it sent (all through one stdin, so

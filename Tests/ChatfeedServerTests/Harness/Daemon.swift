@@ -1,4 +1,5 @@
 import Foundation
+import JSONCodec
 import WireProtocol
 
 #if canImport(Glibc)

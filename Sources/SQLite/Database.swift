@@ -35,7 +35,7 @@ public final class Database {
         guard code == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
             sqlite3_close_v2(handle)
-            throw SQLiteError(extendedResultCode: code, message: "cannot open '\(path)': \(message)")
+            throw SQLiteError(extendedResultCode: ResultCode(rawValue: code), message: "cannot open '\(path)': \(message)")
         }
         self.path = path
         self.handle = handle
@@ -54,7 +54,7 @@ public final class Database {
         if code != SQLITE_OK {
             let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(message)
-            throw SQLiteError(extendedResultCode: sqlite3_extended_errcode(handle), message: text, sql: sql)
+            throw SQLiteError(extendedResultCode: ResultCode(rawValue: sqlite3_extended_errcode(handle)), message: text, sql: sql)
         }
     }
 
@@ -85,6 +85,22 @@ public final class Database {
         }, UnsafeMutableRawPointer(bitPattern: limit))
     }
 
+    /// Runs `sql` like `execute(_:)`, retrying while another connection holds the lock, up to
+    /// `milliseconds`: SQLite answers some statements (e.g. `PRAGMA journal_mode = WAL` when
+    /// several processes open a new file at once) busy at once, without calling the busy handler.
+    public func execute(_ sql: String, retryingWhileBusyFor milliseconds: Int) throws(SQLiteError) {
+        var waited = 0
+        while true {
+            do {
+                try execute(sql)
+                return
+            } catch where error.isBusy && waited < milliseconds {
+                sqlite3_sleep(5)
+                waited += 5
+            }
+        }
+    }
+
     /// Rows changed by the latest INSERT, UPDATE or DELETE.
     public var changedRowCount: Int { Int(sqlite3_changes64(handle)) }
 
@@ -100,7 +116,7 @@ public final class Database {
     func error(code: Int32, sql: String?) -> SQLiteError {
         let extended = sqlite3_extended_errcode(handle)
         return SQLiteError(
-            extendedResultCode: extended == 0 ? code : extended,
+            extendedResultCode: ResultCode(rawValue: extended == 0 ? code : extended),
             message: String(cString: sqlite3_errmsg(handle)), sql: sql)
     }
 }

@@ -59,7 +59,7 @@ public struct SubscriptionStats: Sendable, Equatable {
 ///
 /// Not thread-safe: one serialization point owns it and sends what each call returns, in order,
 /// before it calls again.
-public final class ChangeFeed {
+public final class LiveFeed {
     public private(set) var index: ChatIndex
     public let options: FeedOptions
     private var subscriptions: [String: Subscription] = [:]

@@ -1,5 +1,5 @@
 import Testing
-@testable import WireProtocol
+@testable import JSONCodec
 
 @Suite struct JSONParserTests {
     private func parse(_ text: String) throws(JSONParseError) -> JSONValue { try JSONValue(parsing: text) }
