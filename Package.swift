@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "ChangeFeed", dependencies: ["ChatModel", "ListDiff"]),
         // Dependency-free: the JSON value, the parser and the byte writer.
         .target(name: "JSONCodec"),
-        .target(name: "WireProtocol", dependencies: ["ChatModel", "JSONCodec"]),
+        .target(name: "WireProtocol", dependencies: ["ChatModel", "JSONCodec", "ListDiff"]),
         .target(name: "ChatfeedConfig", dependencies: ["JSONCodec"]),
         .target(
             name: "ChatfeedServer",
@@ -66,7 +66,7 @@ let package = Package(
         .testTarget(name: "JSONCodecTests", dependencies: ["JSONCodec", "TestSupport"]),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "SQLite", "ChatModel", "TestSupport", "chatfeed"]),
         .testTarget(name: "ChangeFeedTests", dependencies: ["ChangeFeed", "ChatModel", "ListDiff", "TestSupport"]),
-        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "JSONCodec", "ChatModel", "TestSupport"]),
+        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "JSONCodec", "ChatModel", "ListDiff", "TestSupport"]),
         .testTarget(name: "ChatfeedConfigTests", dependencies: ["ChatfeedConfig"]),
         .testTarget(name: "ChatfeedCLITests", dependencies: ["chatfeed", "chatfeedd", "ListDiff", "JSONCodec", "WireProtocol", "TestSupport"]),
         .testTarget(name: "ChatfeedServerTests", dependencies: [

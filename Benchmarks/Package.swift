@@ -41,6 +41,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "ChangeFeed", package: "chatfeed"),
                 .product(name: "ChatModel", package: "chatfeed"),
+                .product(name: "WireProtocol", package: "chatfeed"),
             ],
             path: "Benchmarks/FeedBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

@@ -39,7 +39,12 @@ public enum FeedNotification: Sendable, Equatable {
 public struct FeedSnapshot: Sendable, Equatable {
     public var subscription: String
     public var total: Int
+    /// The subscription's list at that moment.
     public var items: [Chat]
+    /// For a subscribe with `known`: the batches (none, one or two) that take the known rows to
+    /// `items`, sent in place of `items`; nil for a plain subscribe, and when the reset rule chose
+    /// `items` because the batches would be larger.
+    public var batches: [Batch<Chat>]?
 }
 
 /// What `server.stats` reports of a subscription.
@@ -72,19 +77,37 @@ public final class LiveFeed {
         self.options = options
     }
 
-    /// Subscribes to the first `limit` rows (all when nil).
+    /// Subscribes to the first `limit` rows (all when nil). With `known` (the rows the client
+    /// shows, in its order) the snapshot also carries the batches that take them to the list
+    /// (`ResumeDiff`), unless the reset rule prefers the list; an empty `known` always gets batches.
     ///
-    /// - Throws: `ChatError.invalidParams` for a limit below 1 or a negative `maxInFlight`.
-    /// - Complexity: O(log n + rows in the snapshot).
-    public func subscribe(limit: Int?, maxInFlight: Int?) throws(ChatError) -> FeedSnapshot {
+    /// - Throws: `ChatError.invalidParams` for a limit below 1, a negative `maxInFlight` or an id
+    ///   twice in `known`; nothing is subscribed then.
+    /// - Complexity: O(log n + r) for r rows in the snapshot; with k known rows,
+    ///   O((k + r) log(k + r)).
+    public func subscribe(limit: Int?, maxInFlight: Int?, known: [KnownRow]? = nil) throws(ChatError) -> FeedSnapshot {
         if let limit, limit < 1 { throw .invalidParams(field: "limit", reason: "must be at least 1") }
         let maxInFlight = maxInFlight ?? options.defaultMaxInFlight
         if maxInFlight < 0 { throw .invalidParams(field: "maxInFlight", reason: "must be 0 or more") }
+        let items = snapshot(limit: limit)
+        var batches: [Batch<Chat>]?
+        if let known {
+            let resume = try ResumeDiff(known: known, current: items)
+            if known.isEmpty || !exceedsResetThreshold(operationCount: resume.operationCount, rows: items.count) {
+                batches = resume.batches
+            }
+        }
         let id = "s\(nextSubscriptionNumber)"
         nextSubscriptionNumber += 1
         subscriptions[id] = Subscription(id: id, limit: limit, maxInFlight: maxInFlight)
         subscriptionOrder.append(id)
-        return FeedSnapshot(subscription: id, total: index.count, items: snapshot(limit: limit))
+        return FeedSnapshot(subscription: id, total: index.count, items: items, batches: batches)
+    }
+
+    /// The reset rule: true when batches of `operationCount` operations that end at a list of
+    /// `rows` rows should rather be sent as the list.
+    private func exceedsResetThreshold(operationCount: Int, rows: Int) -> Bool {
+        Double(operationCount) > options.resetThreshold * Double(rows)
     }
 
     /// Ends a subscription; nothing more is sent to it.
@@ -193,7 +216,7 @@ public final class LiveFeed {
             subscription.lastSentSeq += 1
             let seq = subscription.lastSentSeq
             let total = index.count
-            if Double(diff.operationCount) > options.resetThreshold * Double(diff.newCount) {
+            if exceedsResetThreshold(operationCount: diff.operationCount, rows: diff.newCount) {
                 let items = snapshot(limit: subscription.limit)
                 notifications.append(.reset(
                     subscription: subscription.id, seq: seq, count: items.count, total: total, items: items))

@@ -15,8 +15,8 @@ struct KnownChat {
 ///
 /// The subscriber's list is the first `limit` rows (all when nil) of the chat list as it was, which
 /// is the current index with every chat of `known` put back where it was. Only chats whose order
-/// key changed may move, upward-preferred among them (SPEC §3); chats entering or leaving a
-/// window are inserts and deletes.
+/// key changed may move, as few as possible and upward-preferred among them (SPEC §3); chats
+/// entering or leaving a window are inserts and deletes.
 ///
 /// - Complexity: O(d log n) for d changed chats in a list of n.
 struct WindowDiff {
@@ -93,7 +93,7 @@ struct WindowDiff {
         inserts.sort { $0.index < $1.index }
 
         // Phase 4: a movable row can stay only where as many fixed rows precede it in both lists;
-        // among those, the upward-preferred heaviest increasing subsequence stays.
+        // among those, a longest increasing subsequence with the most chats that did not go up stays.
         let deletedOld = deletes.reversed() as [Int]
         let insertedNew = inserts.map(\.index)
         let movableOld = movable.map { $0.oldIndex! }.sorted()
@@ -112,7 +112,7 @@ struct WindowDiff {
             }
         }
         var stays = [Bool](repeating: false, count: movable.count)
-        let chosen = UpwardPreferredStays.select(
+        let chosen = FewestMoves.select(
             newPositions: candidates.map { movable[$0].newIndex! }, wentUp: wentUp)
         for (candidate, stay) in zip(candidates, chosen) where stay { stays[candidate] = true }
         var moves: [Move] = []

@@ -223,10 +223,18 @@ final class Engine: @unchecked Sendable {
             return (.value(WireResults.messagesList(
                 items: try store.messages(chat: params.chat, before: params.before, limit: params.limit))), [])
         case .subscribe(let params):
-            let snapshot = try feed.subscribe(limit: params.limit, maxInFlight: params.maxInFlight)
+            let snapshot = try feed.subscribe(limit: params.limit, maxInFlight: params.maxInFlight, known: params.known)
             logger.info("subscribed", metadata: [
                 "subscription": "\(snapshot.subscription)", "limit": "\(params.limit.map(String.init) ?? "all")",
+                "known": "\(params.known.map { String($0.count) } ?? "none")",
+                "resumedWith": "\(params.known == nil ? "items" : snapshot.batches.map { "\($0.count) batches" } ?? "items (reset rule)")",
             ])
+            if let batches = snapshot.batches {
+                return (.raw {
+                    WireResults.appendFeedSubscribe(
+                        subscription: snapshot.subscription, total: snapshot.total, batches: batches, to: &$0)
+                }, [])
+            }
             return (.raw {
                 WireResults.appendFeedSubscribe(
                     subscription: snapshot.subscription, total: snapshot.total, items: snapshot.items, to: &$0)

@@ -61,22 +61,46 @@ public struct MessagesListParams: Hashable, Sendable {
     }
 }
 
-/// `feed.subscribe`: a window of the first `limit` chats (nil: the whole list) and the number of
-/// unacknowledged notifications allowed (nil: the configured default; 0: no acks needed).
+/// `feed.subscribe`: a window of the first `limit` chats (nil: the whole list), the number of
+/// unacknowledged notifications allowed (nil: the configured default; 0: no acks needed), and the
+/// rows the client shows when it resumes (`known`, at most `maxKnownRows`, in its order).
 public struct FeedSubscribeParams: Hashable, Sendable {
+    public static let maxKnownRows = 10_000
+
     public var limit: Int?
     public var maxInFlight: Int?
+    public var known: [KnownRow]?
 
-    public init(limit: Int? = nil, maxInFlight: Int? = nil) {
+    public init(limit: Int? = nil, maxInFlight: Int? = nil, known: [KnownRow]? = nil) {
         self.limit = limit
         self.maxInFlight = maxInFlight
+        self.known = known
     }
 
     public init(params: JSONValue?) throws(ChatError) {
-        let reader = try ParamsReader(params: params, method: "feed.subscribe", allowed: ["limit", "maxInFlight"])
+        let reader = try ParamsReader(params: params, method: "feed.subscribe", allowed: ["limit", "maxInFlight", "known"])
         self.init(
             limit: try reader.optionalInt("limit", in: 1...Int.max),
-            maxInFlight: try reader.optionalInt("maxInFlight", in: 0...Int.max))
+            maxInFlight: try reader.optionalInt("maxInFlight", in: 0...Int.max),
+            known: try Self.known(reader))
+    }
+
+    /// `known`: an array of `{"id","revision"}` objects. Duplicate ids are the feed's to refuse.
+    private static func known(_ reader: ParamsReader) throws(ChatError) -> [KnownRow]? {
+        guard let value = reader.object["known"], value != .null else { return nil }
+        guard case .array(let elements) = value else {
+            throw .invalidParams(field: "known", reason: "must be an array of {\"id\", \"revision\"} objects, not \(value.typeDescription)")
+        }
+        guard elements.count <= maxKnownRows else {
+            throw .invalidParams(field: "known", reason: "has \(elements.count) rows; the limit is \(maxKnownRows)")
+        }
+        var rows: [KnownRow] = []
+        rows.reserveCapacity(elements.count)
+        for (position, element) in elements.enumerated() {
+            let row = try ParamsReader(element, field: "known[\(position)]", allowed: ["id", "revision"])
+            rows.append(KnownRow(id: try row.string("id"), revision: try row.int64("revision")))
+        }
+        return rows
     }
 }
 

@@ -10,8 +10,8 @@ struct Diff: ParsableCommand {
         abstract: "Print the UIKit batches that turn one list into another.",
         discussion: """
             Each file holds a JSON array of id strings or of {"id": …, "revision": …} objects; - reads \
-            standard input. Prints {"batches":[…]}: a structural batch (deletes, inserts, upward-preferred \
-            moves), then a pure-update batch for the rows whose revision changed; [] when nothing changed.
+            standard input. Prints {"batches":[…]}: a structural batch (deletes, inserts, the fewest \
+            moves, upward-preferred), then a pure-update batch for the rows whose revision changed; [] when nothing changed.
             """)
 
     @Argument(help: ArgumentHelp("The list before.", valueName: "OLD.json")) var old: String
@@ -26,7 +26,7 @@ struct Diff: ParsableCommand {
         let newItems = try DiffInput.read(new)
         let result: ListDiffResult<DiffInput.Item>
         do {
-            result = try ListDiff.diff(from: oldItems, to: newItems)
+            result = try ListDiffer.diff(from: oldItems, to: newItems)
         } catch {
             guard case .duplicateID(let id, let side) = error else { throw CLIFailure(message: "\(error)") }
             throw CLIFailure(message: "\(side == .old ? old : new): duplicate id \"\(id)\" in the \(side.rawValue) list")

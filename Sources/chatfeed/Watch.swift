@@ -14,19 +14,26 @@ struct Watch: ParsableCommand {
         discussion: """
             Starts chatfeedd on the database as a child process and subscribes to the top rows. \
             With --demo it makes a fresh demo database and generates traffic: bursts of messages, \
-            late messages, deleted last messages, renames, reads, new and removed chats. Ctrl-C stops.
+            late messages, deleted last messages, renames, reads, new and removed chats. Ctrl-C stops. \
+            With --resume FILE it saves the rows it shows to FILE when it stops, and next time shows \
+            them at once and resumes from them: what changed meanwhile arrives as animated batches.
             """)
 
     @Flag(help: "Use a fresh demo database and generate realistic traffic.") var demo = false
     @Option(help: "Rows to show (default: the terminal's height).") var limit: Int?
-    @Option(help: ArgumentHelp("Stop after this many seconds (default: run until Ctrl-C).", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Stop this many seconds after the list first shows (default: run until Ctrl-C).", valueName: "seconds"))
     var duration: Double?
+    @Option(help: ArgumentHelp("Resume from the rows saved in this file, and save the rows shown to it when the watch stops.", valueName: "file"))
+    var resume: String?
     @OptionGroup var store: StoreSelection
 
     func validate() throws {
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
         if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
         if demo && store.database != nil { throw ValidationError("--demo makes its own database: leave out --database") }
+        if demo && resume != nil {
+            throw ValidationError("--resume needs a database that outlives the watch: use --database instead of --demo")
+        }
     }
 
     func run() throws {
@@ -49,17 +56,27 @@ struct Watch: ParsableCommand {
         defer { daemon.stop() }
         Watch.installInterruptHandler()
         var screen = WatchScreen(terminal: terminal, title: demo ? "demo" : arguments[1])
+        let saved = try resume.flatMap(SavedRows.load)
+        if let saved {
+            screen.show(saved)
+            screen.render(now: currentMilliseconds())
+        }
         var traffic = demo ? DemoTraffic(now: currentMilliseconds()) : nil
         if var seeding = traffic {
             for request in seeding.seed() { daemon.send(request) }
             traffic = seeding
         }
-        daemon.send(method: "feed.subscribe", params: ["limit": .integer(rows), "maxInFlight": 1], id: "subscribe")
+        var subscribe: JSONObject = ["limit": .integer(rows), "maxInFlight": 1]
+        if let saved { subscribe.append("known", SavedRows.known(saved)) }
+        daemon.send(method: "feed.subscribe", params: subscribe, id: "subscribe")
 
-        let deadline = duration.map { Date().addingTimeInterval($0) }
+        // Counted from the subscription's answer, so that a slow start never ends the watch
+        // before it showed the list (or caught up from the saved rows).
+        var deadline: Date?
         var nextTraffic = Date()
         while !Watch.interrupted.load() {
             if let deadline, Date() >= deadline { break }
+            if deadline == nil, let duration, screen.isSubscribed { deadline = Date().addingTimeInterval(duration) }
             for message in daemon.takeMessages(waitingAtMost: 0.05) {
                 try screen.receive(message, acknowledge: { daemon.send(method: "feed.ack", params: $0, id: nil) })
             }
@@ -74,6 +91,7 @@ struct Watch: ParsableCommand {
             screen.render(now: currentMilliseconds())
         }
         screen.finish()
+        if let resume, screen.isSubscribed || saved != nil { try SavedRows.save(screen.shownRows, to: resume) }
     }
 
     /// Set by SIGINT so that the loop ends and the child is stopped cleanly.
@@ -235,10 +253,17 @@ struct WatchScreen {
     mutating func receive(_ message: JSONValue, acknowledge: (JSONObject) -> Void) throws {
         guard let object = message.objectValue else { return }
         let now = currentMilliseconds()
-        if object["id"]?.stringValue == "subscribe", let result = object["result"]?.objectValue {
-            subscription = result["subscription"]?.stringValue
-            rows = try (result["items"]?.arrayValue ?? []).map { try Chat(jsonValue: $0) }
-            total = Int(result["total"]?.int64Value ?? 0)
+        if object["id"]?.stringValue == "subscribe", let value = object["result"] {
+            let result = try FeedSubscribeResult(jsonValue: value)
+            subscription = result.subscription
+            total = result.total
+            switch result.content {
+            case .items(let items):
+                if !rows.isEmpty { resets += 1 }  // a resume that the reset rule answered with the list
+                rows = items
+            case .batches(let batches):
+                for batch in batches { try apply(batch, now: now) }
+            }
             dirty = true
             return
         }
@@ -256,28 +281,41 @@ struct WatchScreen {
             resets += 1
         case .batch(let params):
             total = params.total
-            let batch = Batch(
+            try apply(Batch(
                 deletes: params.deletes,
                 inserts: params.inserts.map { IndexedItem(index: $0.index, item: $0.chat) },
                 moves: params.moves.map { Move(from: $0.from, to: $0.to) },
-                updates: params.updates.map { IndexedItem(index: $0.index, item: $0.chat) })
-            do {
-                rows = try UIKitBatchModel.apply(batch, to: rows)
-            } catch {
-                throw CLIFailure(message: "batch \(seq) breaks UIKit's rules: \(error)")
-            }
-            for move in batch.moves {
-                marks[rows[move.to].id] = (move.to < move.from ? .moved : .movedDown, now)
-            }
-            for insert in batch.inserts { marks[insert.item.id] = (.inserted, now) }
-            // A deferred update right after a move or insert keeps the stronger mark.
-            for update in batch.updates where marks[update.item.id].map({ now - $0.at > 300 }) ?? true {
-                marks[update.item.id] = (.updated, now)
-            }
-            batches += 1
+                updates: params.updates.map { IndexedItem(index: $0.index, item: $0.chat) }), now: now)
         }
         acknowledge(["subscription": .string(subscription), "seq": .integer(Int64(seq))])
         dirty = true
+    }
+
+    /// Shows saved rows until the subscription's answer arrives.
+    mutating func show(_ saved: [Chat]) {
+        rows = saved
+        dirty = true
+    }
+
+    var isSubscribed: Bool { subscription != nil }
+    var shownRows: [Chat] { rows }
+
+    /// Applies a batch with the UIKit model and marks the rows it moved, inserted or changed.
+    private mutating func apply(_ batch: Batch<Chat>, now: Int64) throws {
+        do {
+            rows = try UIKitBatchModel.apply(batch, to: rows)
+        } catch {
+            throw CLIFailure(message: "batch \(seq) breaks UIKit's rules: \(error)")
+        }
+        for move in batch.moves {
+            marks[rows[move.to].id] = (move.to < move.from ? .moved : .movedDown, now)
+        }
+        for insert in batch.inserts { marks[insert.item.id] = (.inserted, now) }
+        // A deferred update right after a move or insert keeps the stronger mark.
+        for update in batch.updates where marks[update.item.id].map({ now - $0.at > 300 }) ?? true {
+            marks[update.item.id] = (.updated, now)
+        }
+        batches += 1
     }
 
     /// Draws the list when something changed or a mark faded.
@@ -309,5 +347,52 @@ struct WatchScreen {
 
     private static func pad(_ text: String, _ width: Int) -> String {
         text.count >= width ? String(text.prefix(width - 1)) + "…" : text + String(repeating: " ", count: width - text.count)
+    }
+}
+
+// MARK: - Saved rows
+
+/// The rows `watch --resume FILE` shows, saved as a JSON array of chats (the `chats.list` item
+/// format), so that the next watch shows them at once and resumes from them.
+enum SavedRows {
+    /// The saved rows; nil when the file does not exist yet (the first watch subscribes plainly).
+    static func load(_ path: String) throws -> [Chat]? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw CLIFailure(message: "\(path): cannot read the saved rows: \(error.localizedDescription)")
+        }
+        do {
+            guard case .array(let elements) = try JSONValue(parsing: [UInt8](data)) else {
+                throw CLIFailure(message: "\(path): expected a JSON array of chats (rows saved by watch --resume)")
+            }
+            var rows: [Chat] = []
+            var seen = Set<String>()
+            for (position, element) in elements.enumerated() {
+                let chat = try Chat(jsonValue: element, field: "[\(position)]")
+                // A hand-edited file with a row twice keeps the first: the daemon refuses duplicates.
+                if seen.insert(chat.id).inserted { rows.append(chat) }
+            }
+            return rows
+        } catch let failure as CLIFailure {
+            throw failure
+        } catch {
+            throw CLIFailure(message: "\(path): not rows saved by watch --resume: \(error)")
+        }
+    }
+
+    /// `known` for `feed.subscribe`: the rows' ids and revisions, in their order.
+    static func known(_ rows: [Chat]) -> JSONValue {
+        .array(rows.map { .object(["id": .string($0.id), "revision": .integer($0.revision)]) })
+    }
+
+    /// Writes the rows atomically, so that an interrupted save leaves the previous file.
+    static func save(_ rows: [Chat], to path: String) throws {
+        var bytes: [UInt8] = []
+        WireResults.appendChats(rows, to: &bytes)
+        bytes.append(UInt8(ascii: "\n"))
+        do { try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
+            throw CLIFailure(message: "\(path): cannot save the rows shown: \(error.localizedDescription)")
+        }
     }
 }

@@ -169,16 +169,16 @@ struct ChangeFeedTests {
     }
 }
 
-@Suite("Upward preference in the feed")
+@Suite("Fewest moves, then upward, in the feed")
 struct FeedPreferenceTests {
     static func chat(_ id: String, _ date: Int64, revision: Int64 = 1) -> Chat {
         Chat(id: id, title: id, createdAt: 0, lastMessage: nil, lastMessageDate: date, unread: 0, revision: revision)
     }
 
-    /// [a, x1, x2, y] → [x1, x2, a, y] with a, x1 and x2 all changed: a did not go up, so it stays
-    /// and the two that went up move, although one move of a would be fewer.
-    @Test("a chat that did not go up stays; the chats that went up move")
-    func notUpOutweighsUp() throws {
+    /// [a, x1, x2, y] → [x1, x2, a, y] with a, x1 and x2 all changed: one move of a (down) is
+    /// fewer than two moves of x1 and x2 (up).
+    @Test("the fewest changed chats move, even when the one that moves went down")
+    func fewestMovesFirst() throws {
         let feed = LiveFeed(chats: [Self.chat("a", 40), Self.chat("x1", 30), Self.chat("x2", 20), Self.chat("y", 10)],
                               options: FeedOptions(resetThreshold: .infinity))
         _ = try feed.subscribe(limit: nil, maxInFlight: 0)
@@ -188,6 +188,20 @@ struct FeedPreferenceTests {
             ChatChange(chatID: "x2", chat: Self.chat("x2", 45, revision: 2)),
         ])
         guard case .batch(_, 1, _, _, let structural) = sent.first else { Issue.record("\(sent)"); return }
-        #expect(Set(structural.moves) == [Move(from: 1, to: 0), Move(from: 2, to: 1)])
+        #expect(structural.moves == [Move(from: 0, to: 2)])
+    }
+
+    /// [a, b, y] → [b, a, y] with a and b both changed: one move either way; b went up, so b moves.
+    @Test("between equally few moves, the changed chat that went up moves")
+    func upwardOnTies() throws {
+        let feed = LiveFeed(chats: [Self.chat("a", 40), Self.chat("b", 30), Self.chat("y", 10)],
+                              options: FeedOptions(resetThreshold: .infinity))
+        _ = try feed.subscribe(limit: nil, maxInFlight: 0)
+        let sent = feed.apply([
+            ChatChange(chatID: "a", chat: Self.chat("a", 20, revision: 2)),
+            ChatChange(chatID: "b", chat: Self.chat("b", 25, revision: 2)),
+        ])
+        guard case .batch(_, 1, _, _, let structural) = sent.first else { Issue.record("\(sent)"); return }
+        #expect(structural.moves == [Move(from: 1, to: 0)])
     }
 }

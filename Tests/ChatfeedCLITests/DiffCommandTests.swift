@@ -33,6 +33,14 @@ struct DiffCommandTests {
         #expect(outcome.stdout == #"{"batches":[{"deletes":[],"inserts":[],"moves":[{"from":3,"to":0}],"updates":[]},{"deletes":[],"inserts":[],"moves":[],"updates":[{"index":0,"id":"d","revision":2},{"index":2,"id":"b","revision":"x"}]}]}"# + "\n")
     }
 
+    @Test("ten ids with the top one moved to the bottom: one move down")
+    func topToBottom() throws {
+        let ids = (0..<10).map { "\"\($0)\"" }
+        let outcome = try diff("[" + ids.joined(separator: ",") + "]", "[" + (ids.dropFirst() + ids.prefix(1)).joined(separator: ",") + "]")
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout == #"{"batches":[{"deletes":[],"inserts":[],"moves":[{"from":0,"to":9}],"updates":[]}]}"# + "\n")
+    }
+
     @Test("equal lists print no batch")
     func unchanged() throws {
         let outcome = try diff(#"["a","b"]"#, #"["a","b"]"#)

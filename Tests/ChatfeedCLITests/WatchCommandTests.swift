@@ -30,4 +30,41 @@ struct WatchCommandTests {
         let outcome = try BuiltExecutable.run("chatfeed", ["watch", "--demo", "--database", "x.sqlite"])
         #expect(outcome.status != 0 && outcome.stderr.contains("--demo"))
     }
+
+    @Test("--resume saves the rows shown and catches up from them with batches")
+    func resume() throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path("r.sqlite")
+        let rows = directory.path("rows.json")
+        for (id, at) in [("a", "1000"), ("b", "2000"), ("c", "3000"), ("d", "4000"), ("e", "5000"), ("f", "6000")] {
+            #expect(try BuiltExecutable.run("chatfeed", ["chat", "create", id, "--title", "Chat \(id)", "--at", at, "--database", database]).status == 0)
+        }
+        let first = try BuiltExecutable.run("chatfeed", ["watch", "--database", database, "--resume", rows, "--duration", "0.5", "--limit", "8"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let saved = try String(contentsOfFile: rows, encoding: .utf8)
+        #expect(saved.hasPrefix(#"[{"id":"f""#) && saved.contains(#""id":"a""#))
+
+        #expect(try BuiltExecutable.run("chatfeed", ["send", "a", "--from", "ann", "back again", "--at", "9000", "--database", database]).status == 0)
+        #expect(try BuiltExecutable.run("chatfeed", ["chat", "remove", "b", "--database", database]).status == 0)
+        let second = try BuiltExecutable.run("chatfeed", ["watch", "--database", database, "--resume", rows, "--duration", "0.5", "--limit", "8"])
+        #expect(second.status == 0, "\(second.stderr)")
+        let frames = second.stdout.components(separatedBy: "chatfeed watch — ").dropFirst()
+        #expect(frames.first?.contains("Chat b") == true, "the saved rows show first")
+        let last = try #require(frames.last)
+        #expect(last.contains("0 resets") && last.contains("2 batches"), "\(last)")
+        #expect(last.contains("↑") && !last.contains("Chat b"))
+        let resaved = try String(contentsOfFile: rows, encoding: .utf8)
+        #expect(resaved.hasPrefix(#"[{"id":"a""#) && !resaved.contains(#""id":"b""#))
+    }
+
+    @Test("--resume with --demo is a usage error; a bad saved file is named")
+    func resumeErrors() throws {
+        let outcome = try BuiltExecutable.run("chatfeed", ["watch", "--demo", "--resume", "rows.json"])
+        #expect(outcome.status != 0 && outcome.stderr.contains("--resume"))
+        let directory = try TemporaryDirectory()
+        let rows = directory.path("rows.json")
+        try "{}".write(toFile: rows, atomically: true, encoding: .utf8)
+        let bad = try BuiltExecutable.run("chatfeed", ["watch", "--database", directory.path("x.sqlite"), "--resume", rows, "--duration", "0.2"])
+        #expect(bad.status != 0 && bad.stderr.contains(rows))
+    }
 }

@@ -14,7 +14,7 @@ struct ListDiffExhaustiveTests {
             let old = [TestItem](ids: oldIDs)
             for (newNumber, newIDs) in arrangements.enumerated() {
                 let new = newIDs.map { TestItem(id: $0, revision: ($0 + oldNumber + newNumber) % 3 == 0 ? 1 : 0) }
-                let result = try ListDiff.diff(from: old, to: new)
+                let result = try ListDiffer.diff(from: old, to: new)
                 try #require(ReferenceDiff.problem(with: result, old: old, new: new) == nil, "\(old) → \(new)")
                 try #require(
                     ReferenceDiff.stayWeight(of: result, old: old, new: new)
@@ -30,7 +30,7 @@ struct ListDiffExhaustiveTests {
         let old = [TestItem](ids: [0, 1, 2, 3, 4, 5])
         for ids in RandomLists.arrangements(of: [0, 1, 2, 3, 4, 5]) where ids.count == 6 {
             let new = [TestItem](ids: ids)
-            let result = try ListDiff.diff(from: old, to: new)
+            let result = try ListDiffer.diff(from: old, to: new)
             try #require(ReferenceDiff.problem(with: result, old: old, new: new) == nil, "\(new)")
             try #require(
                 ReferenceDiff.stayWeight(of: result, old: old, new: new)
@@ -65,7 +65,7 @@ struct ListDiffExhaustiveTests {
             let old = list(oldKeys)
             let new = list(newKeys)
             let changed = Set(oldKeys.keys.filter { newKeys[$0] != nil && newKeys[$0] != oldKeys[$0] })
-            let result = try ListDiff.diff(from: old, to: new, orderKeyChanged: changed)
+            let result = try ListDiffer.diff(from: old, to: new, orderKeyChanged: changed)
             try #require(ReferenceDiff.problem(with: result, old: old, new: new) == nil, "\(old) → \(new)")
             let moved = Set((result.structural?.moves ?? []).map { old[$0.from].id })
             try #require(moved.isSubset(of: changed), "\(old) → \(new) moved \(moved)")

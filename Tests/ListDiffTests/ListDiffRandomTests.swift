@@ -11,7 +11,7 @@ struct ListDiffRandomTests {
             let count = round % 50 == 0 ? Int.random(in: 1000...3000, using: &generator) : Int.random(in: 0...200, using: &generator)
             let fraction = [0.0, 0.01, 0.1, 0.3, 0.9].randomElement(using: &generator)!
             let (old, new) = RandomLists.pair(count: count, fraction: fraction, using: &generator)
-            let result = try ListDiff.diff(from: old, to: new)
+            let result = try ListDiffer.diff(from: old, to: new)
             try #require(ReferenceDiff.problem(with: result, old: old, new: new) == nil, "seed \(seed) round \(round)")
         }
     }
@@ -22,7 +22,7 @@ struct ListDiffRandomTests {
         for round in 0..<150 {
             let count = Int.random(in: 0...120, using: &generator)
             let (old, new) = RandomLists.pair(count: count, fraction: 0.2, using: &generator)
-            let result = try ListDiff.diff(from: old, to: new)
+            let result = try ListDiffer.diff(from: old, to: new)
             try #require(
                 ReferenceDiff.stayWeight(of: result, old: old, new: new)
                     == ReferenceDiff.optimalWeight(old: old, new: new), "seed \(seed) round \(round)")
@@ -43,7 +43,7 @@ struct ListDiffRandomTests {
             }
             var new = sortedByKey(keys).filter { _ in Int.random(in: 0..<20, using: &generator) != 0 }
             new.append(TestItem(id: count + 1, revision: -1))
-            let result = try ListDiff.diff(from: old, to: new, orderKeyChanged: changed)
+            let result = try ListDiffer.diff(from: old, to: new, orderKeyChanged: changed)
             try #require(ReferenceDiff.problem(with: result, old: old, new: new) == nil, "seed \(seed) round \(round)")
             let moved = Set((result.structural?.moves ?? []).map { old[$0.from].id })
             try #require(moved.isSubset(of: changed))

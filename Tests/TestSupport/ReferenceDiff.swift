@@ -3,7 +3,8 @@ import ListDiff
 /// A slow, obviously correct reference for the choice of rows that stay (SPEC §3), and checks of
 /// diff results against the UIKit batch model.
 public enum ReferenceDiff {
-    /// The weight of a choice of staying rows: first rows that did not go up, then rows that did.
+    /// The weight of a choice of staying rows: first how many rows stay (the fewest moves), then how
+    /// many of them did not go up.
     public struct Weight: Comparable, Hashable, Sendable, CustomStringConvertible {
         public var notUp: Int
         public var up: Int
@@ -13,7 +14,9 @@ public enum ReferenceDiff {
             self.up = up
         }
 
-        public static func < (a: Weight, b: Weight) -> Bool { (a.notUp, a.up) < (b.notUp, b.up) }
+        public var stays: Int { notUp + up }
+
+        public static func < (a: Weight, b: Weight) -> Bool { (a.stays, a.notUp) < (b.stays, b.notUp) }
         public static func + (a: Weight, b: Weight) -> Weight { Weight(notUp: a.notUp + b.notUp, up: a.up + b.up) }
         public var description: String { "(notUp: \(notUp), up: \(up))" }
     }

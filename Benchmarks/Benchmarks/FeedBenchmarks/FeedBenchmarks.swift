@@ -155,4 +155,6 @@ let benchmarks: @Sendable () -> Void = {
     } setup: {
         sortedKeys()
     }
+
+    resumeBenchmarks()
 }

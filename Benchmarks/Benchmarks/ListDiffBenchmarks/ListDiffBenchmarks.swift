@@ -43,7 +43,7 @@ func moveCount(_ result: ListDiffResult<Row>) -> Int { result.structural?.moves.
 func minimumMoves(old: [Row], new: [Row]) -> Int {
     let newRank = Dictionary(uniqueKeysWithValues: new.enumerated().map { ($0.element.id, $0.offset) })
     let positions = old.compactMap { newRank[$0.id] }
-    let stays = UpwardPreferredStays.select(
+    let stays = FewestMoves.select(
         newPositions: positions, wentUp: [Bool](repeating: true, count: positions.count))
     return stays.filter { !$0 }.count
 }
@@ -54,17 +54,17 @@ let benchmarks: @Sendable () -> Void = {
 
     for count in [10_000, 100_000] {
         let mixed = mixedPair(count: count)
-        let moves = try! moveCount(ListDiff.diff(from: mixed.old, to: mixed.new))
+        let moves = try! moveCount(ListDiffer.diff(from: mixed.old, to: mixed.new))
         let fewest = minimumMoves(old: mixed.old, new: mixed.new)
         Benchmark("ListDiff blind diff, \(count) rows, 10% mixed (\(moves) moves; fewest possible \(fewest))") { benchmark in
             for _ in benchmark.scaledIterations {
-                blackHole(try ListDiff.diff(from: mixed.old, to: mixed.new))
+                blackHole(try ListDiffer.diff(from: mixed.old, to: mixed.new))
             }
         }
         let bump = bumpPair(count: count)
         Benchmark("ListDiff blind diff, \(count) rows, bottom row to top and changed") { benchmark in
             for _ in benchmark.scaledIterations {
-                blackHole(try ListDiff.diff(from: bump.old, to: bump.new))
+                blackHole(try ListDiffer.diff(from: bump.old, to: bump.new))
             }
         }
         // The baseline: the standard library's diff with inferred moves, on the same ids.

@@ -1,11 +1,12 @@
-/// The choice of the rows that stay in place, with the upward preference of SPEC §3.
+/// The choice of the rows that stay in place (SPEC §3): the fewest moves, then upward-preferred.
 ///
 /// The input describes the items common to two lists, in old order: `newRanks[k]` is the rank of
 /// the k-th common item among the common items in new order (a permutation of `0..<count`). An
-/// item *went up* when `newRanks[k] < k`. The rows that stay form an increasing subsequence of
-/// `newRanks`; among them, first as many items that did not go up as possible, then as many that
-/// went up.
-public enum UpwardPreferredStays {
+/// item *went up* when `newRanks[k] < k`. The rows that stay form a **longest** increasing
+/// subsequence of `newRanks` (so the moves are as few as possible); among the longest ones, the
+/// one with the most items that did not go up, so that where there is a choice the items that
+/// move are those that went up.
+public enum FewestMoves {
     /// Two items that may not move are out of order; `earlier < later` are positions in old order.
     public struct Conflict: Error, Hashable, Sendable {
         public var earlier: Int
@@ -25,14 +26,14 @@ public enum UpwardPreferredStays {
     @inlinable
     public static func select(newRanks: [Int]) -> [Bool] {
         var stays = [Bool](repeating: false, count: newRanks.count)
-        chooseHeaviestIncreasing(newRanks: newRanks, eligible: nil, wentUp: nil, stays: &stays)
+        chooseLongestIncreasing(newRanks: newRanks, eligible: nil, wentUp: nil, stays: &stays)
         return stays
     }
 
-    /// Which of some candidate items stay, when the caller knows which went up: a maximum-weight
-    /// strictly increasing subsequence of `newPositions` (distinct, in any range) in which every
-    /// item that did not go up outweighs all the items that went up together. The feed uses it
-    /// for the few chats whose order key changed.
+    /// Which of some candidate items stay, when the caller knows which went up: a longest strictly
+    /// increasing subsequence of `newPositions` (distinct, in any range), and among those one with
+    /// the most items that did not go up. The feed uses it for the few chats whose order key
+    /// changed.
     ///
     /// - Parameters:
     ///   - newPositions: each candidate's position in the new list, candidates in old order.
@@ -45,7 +46,7 @@ public enum UpwardPreferredStays {
         var ranks = [Int](repeating: 0, count: newPositions.count)
         for (rank, k) in order.enumerated() { ranks[k] = rank }
         var stays = [Bool](repeating: false, count: newPositions.count)
-        chooseHeaviestIncreasing(newRanks: ranks, eligible: nil, wentUp: wentUp, stays: &stays)
+        chooseLongestIncreasing(newRanks: ranks, eligible: nil, wentUp: wentUp, stays: &stays)
         return stays
     }
 
@@ -84,24 +85,26 @@ public enum UpwardPreferredStays {
                 eligible[k] = true
             }
         }
-        chooseHeaviestIncreasing(newRanks: newRanks, eligible: eligible, wentUp: nil, stays: &stays)
+        chooseLongestIncreasing(newRanks: newRanks, eligible: eligible, wentUp: nil, stays: &stays)
         return stays
     }
 
-    /// Marks in `stays` a maximum-weight strictly increasing subsequence of `newRanks` among the
-    /// eligible positions (all when `eligible` is nil), where an item that did not go up weighs
-    /// more than all items that went up together. Eligible items between the same two fixed items
-    /// are compatible with the fixed items, so the subsequence only needs to increase. An item went
-    /// up when `wentUp[k]`, or, when `wentUp` is nil, when `newRanks[k] < k`.
+    /// Marks in `stays` a longest strictly increasing subsequence of `newRanks` among the eligible
+    /// positions (all when `eligible` is nil) that has the most items that did not go up: each item
+    /// weighs `count + 1`, plus 1 when it did not go up, so length counts first. Eligible items
+    /// between the same two fixed items are compatible with the fixed items, so the subsequence only
+    /// needs to increase. An item went up when `wentUp[k]`, or, when `wentUp` is nil, when
+    /// `newRanks[k] < k`.
     ///
     /// - Complexity: O(c log c), with a Fenwick tree of prefix maxima over new ranks.
     @inlinable
-    static func chooseHeaviestIncreasing(
+    static func chooseLongestIncreasing(
         newRanks: [Int], eligible: [Bool]?, wentUp: [Bool]?, stays: inout [Bool]
     ) {
         let count = newRanks.count
         if count == 0 { return }
-        let heavy = count + 1
+        // Any longer chain outweighs any shorter one: at most `count` items add their +1.
+        let length = count + 1
         var treeScore = [Int](repeating: 0, count: count + 1)
         var treeItem = [Int](repeating: -1, count: count + 1)
         var predecessor = [Int](repeating: -1, count: count)
@@ -125,7 +128,7 @@ public enum UpwardPreferredStays {
                             position &= position - 1
                         }
                         let up = wentUp.map { $0[k] } ?? (rank < k)
-                        let total = chainScore + (up ? 1 : heavy)
+                        let total = chainScore + (up ? length : length + 1)
                         predecessor[k] = chainItem
                         if total > bestScore {
                             bestScore = total

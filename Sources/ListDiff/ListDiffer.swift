@@ -1,10 +1,12 @@
-extension ListDiff {
-    /// The blind diff of `old` into `new`: deletes, inserts, upward-preferred moves, and the
-    /// updates of rows that stay deferred to a second, pure-update batch.
+/// The diff of two lists into UIKit-safe batches (SPEC §3).
+public enum ListDiffer {
+    /// The blind diff of `old` into `new`: deletes, inserts, the fewest moves (upward-preferred
+    /// where there is a choice), and the updates of rows that stay deferred to a second,
+    /// pure-update batch.
     ///
     /// Items are matched by `id`; a row is updated when its `revision` differs. The rows that stay
-    /// (are not moved) are a maximum-weight increasing subsequence of the common items in which
-    /// every item that did not go up outweighs all the items that went up together (SPEC §3).
+    /// (are not moved) are a longest increasing subsequence of the common items, and among those
+    /// one that keeps the most items that did not go up (SPEC §3; see `FewestMoves`).
     ///
     /// - Throws: `ListDiffError.duplicateID` when an id appears twice in one list.
     /// - Complexity: O((n + m) log(n + m)) for lists of n and m items, with hashing of every id.
@@ -16,7 +18,7 @@ extension ListDiff {
     }
 
     /// The diff of `old` into `new` when the caller knows whose order key changed: only those
-    /// items may move (upward-preferred among them); every other common item stays.
+    /// items may move (the fewest, upward-preferred, among them); every other common item stays.
     ///
     /// - Parameter orderKeyChanged: ids of the items whose order key differs between the lists.
     ///   Ids that are not in both lists are ignored.
@@ -72,7 +74,7 @@ extension ListDiff {
             commonNewRank.append(newRankOfNewIndex[newIndexOfOld[i]])
         }
 
-        // Phase 3: which common items may move, and the upward-preferred choice of those that stay.
+        // Phase 3: which common items may move, and the choice of those that stay.
         let stays: [Bool]
         if let orderKeyChanged {
             var mayMove = [Bool](repeating: false, count: commonCount)
@@ -82,14 +84,14 @@ extension ListDiff {
                 }
             }
             do {
-                stays = try UpwardPreferredStays.select(newRanks: commonNewRank, mayMove: mayMove)
+                stays = try FewestMoves.select(newRanks: commonNewRank, mayMove: mayMove)
             } catch {
                 throw .unchangedKeysReordered(
                     String(describing: old[commonOldIndex[error.earlier]].id),
                     String(describing: old[commonOldIndex[error.later]].id))
             }
         } else {
-            stays = UpwardPreferredStays.select(newRanks: commonNewRank)
+            stays = FewestMoves.select(newRanks: commonNewRank)
         }
 
         // Phase 4: the batches.

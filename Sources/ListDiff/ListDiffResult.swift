@@ -1,6 +1,3 @@
-/// The diff of two lists into UIKit-safe batches (SPEC §3).
-public enum ListDiff {}
-
 /// Which list of a diff an error is about.
 public enum ListSide: String, Hashable, Sendable {
     case old

@@ -1,0 +1,148 @@
+import ChatModel
+import JSONCodec
+import ListDiff
+
+/// The result of `feed.subscribe`: the subscription, and either the list (`items`) or, for a
+/// subscribe with `known`, the batches that take the client's rows to it (SPEC §4).
+public struct FeedSubscribeResult: Hashable, Sendable {
+    public enum Content: Hashable, Sendable {
+        /// Reload the table with these rows.
+        case items([Chat])
+        /// Apply these batches (none, one, or a structural batch and its deferred updates).
+        case batches([Batch<Chat>])
+    }
+
+    public var subscription: String
+    public var total: Int
+    public var content: Content
+
+    public init(subscription: String, total: Int, content: Content) {
+        self.subscription = subscription
+        self.total = total
+        self.content = content
+    }
+
+    /// Decodes a result as the daemon writes it; unknown keys are ignored, so that a client keeps
+    /// working when the daemon adds fields.
+    public init(jsonValue: JSONValue) throws(ChatError) {
+        guard case .object(let object) = jsonValue else {
+            throw .invalidParams(field: "result", reason: "must be an object, not \(jsonValue.typeDescription)")
+        }
+        guard let subscription = object["subscription"]?.stringValue else {
+            throw .invalidParams(field: "subscription", reason: "is required (a string)")
+        }
+        self.subscription = subscription
+        total = Int(object["total"]?.int64Value ?? 0)
+        if let batches = object["batches"], batches != .null {
+            guard case .array(let elements) = batches else {
+                throw .invalidParams(field: "batches", reason: "must be an array of batches")
+            }
+            var decoded: [Batch<Chat>] = []
+            for (position, element) in elements.enumerated() {
+                decoded.append(try Batch(jsonValue: element, field: "batches[\(position)]"))
+            }
+            content = .batches(decoded)
+        } else {
+            guard case .array(let elements)? = object["items"] else {
+                throw .invalidParams(field: "items", reason: "is required (an array of chats) when there are no batches")
+            }
+            var items: [Chat] = []
+            items.reserveCapacity(elements.count)
+            for (position, element) in elements.enumerated() {
+                items.append(try Chat(jsonValue: element, field: "items[\(position)]"))
+            }
+            content = .items(items)
+        }
+    }
+}
+
+extension Batch<Chat> {
+    /// Decodes `{"deletes","inserts","moves","updates"}` (all four required), as in a subscribe
+    /// result's `batches`.
+    public init(jsonValue: JSONValue, field: String) throws(ChatError) {
+        let reader = try ParamsReader(jsonValue, field: field, allowed: ["deletes", "inserts", "moves", "updates"])
+        func array(_ key: String) throws(ChatError) -> [JSONValue] {
+            guard case .array(let elements)? = reader.object[key] else {
+                throw .invalidParams(field: reader.path(key), reason: "is required (an array)")
+            }
+            return elements
+        }
+        func indexedChats(_ key: String) throws(ChatError) -> [IndexedItem<Chat>] {
+            var result: [IndexedItem<Chat>] = []
+            for (position, element) in try array(key).enumerated() {
+                let item = try ParamsReader(element, field: "\(reader.path(key))[\(position)]", allowed: ["index", "chat"])
+                guard let chat = item.object["chat"] else { throw .invalidParams(field: item.path("chat"), reason: "is required") }
+                result.append(IndexedItem(
+                    index: try item.int("index", in: 0...Int.max), item: try Chat(jsonValue: chat, field: item.path("chat"))))
+            }
+            return result
+        }
+        var deletes: [Int] = []
+        for (position, element) in try array("deletes").enumerated() {
+            guard let index = element.int64Value, index >= 0 else {
+                throw .invalidParams(field: "\(reader.path("deletes"))[\(position)]", reason: "must be an index (an integer ≥ 0)")
+            }
+            deletes.append(Int(index))
+        }
+        var moves: [Move] = []
+        for (position, element) in try array("moves").enumerated() {
+            let move = try ParamsReader(element, field: "\(reader.path("moves"))[\(position)]", allowed: ["from", "to"])
+            moves.append(Move(from: try move.int("from", in: 0...Int.max), to: try move.int("to", in: 0...Int.max)))
+        }
+        self.init(deletes: deletes, inserts: try indexedChats("inserts"), moves: moves, updates: try indexedChats("updates"))
+    }
+
+    /// Appends `{"deletes","inserts","moves","updates"}`, all four always present.
+    public func appendJSON(to output: inout [UInt8]) {
+        output.append(contentsOf: #"{"deletes":["#.utf8)
+        for (position, index) in deletes.enumerated() {
+            if position > 0 { output.append(UInt8(ascii: ",")) }
+            JSONOutput.appendInteger(Int64(index), to: &output)
+        }
+        output.append(contentsOf: #"],"inserts":"#.utf8)
+        Self.appendIndexedChats(inserts, to: &output)
+        output.append(contentsOf: #","moves":["#.utf8)
+        for (position, move) in moves.enumerated() {
+            if position > 0 { output.append(UInt8(ascii: ",")) }
+            output.append(contentsOf: #"{"from":"#.utf8)
+            JSONOutput.appendInteger(Int64(move.from), to: &output)
+            output.append(contentsOf: #","to":"#.utf8)
+            JSONOutput.appendInteger(Int64(move.to), to: &output)
+            output.append(UInt8(ascii: "}"))
+        }
+        output.append(contentsOf: #"],"updates":"#.utf8)
+        Self.appendIndexedChats(updates, to: &output)
+        output.append(UInt8(ascii: "}"))
+    }
+
+    private static func appendIndexedChats(_ rows: [IndexedItem<Chat>], to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "["))
+        for (position, row) in rows.enumerated() {
+            if position > 0 { output.append(UInt8(ascii: ",")) }
+            output.append(contentsOf: #"{"index":"#.utf8)
+            JSONOutput.appendInteger(Int64(row.index), to: &output)
+            output.append(contentsOf: #","chat":"#.utf8)
+            row.item.appendJSON(to: &output)
+            output.append(UInt8(ascii: "}"))
+        }
+        output.append(UInt8(ascii: "]"))
+    }
+}
+
+extension WireResults {
+    /// Appends the `feed.subscribe` result of a resume: `{"subscription","seq":0,"total","batches":[…]}`.
+    public static func appendFeedSubscribe(
+        subscription: String, total: Int, batches: [Batch<Chat>], to output: inout [UInt8]
+    ) {
+        output.append(contentsOf: #"{"subscription":"#.utf8)
+        JSONOutput.appendString(subscription, to: &output)
+        output.append(contentsOf: #","seq":0,"total":"#.utf8)
+        JSONOutput.appendInteger(Int64(total), to: &output)
+        output.append(contentsOf: #","batches":["#.utf8)
+        for (position, batch) in batches.enumerated() {
+            if position > 0 { output.append(UInt8(ascii: ",")) }
+            batch.appendJSON(to: &output)
+        }
+        output.append(contentsOf: "]}".utf8)
+    }
+}

@@ -1,0 +1,42 @@
+import ChatModel
+import JSONCodec
+import ListDiff
+import Testing
+import WireProtocol
+
+@Suite struct FeedSubscribeResultTests {
+    static let chat = Chat(
+        id: "c\"1", title: "Tea ☕", createdAt: 5, lastMessage: LastMessage(id: "m", sender: "ann", text: "hi\n", sentAt: 9),
+        lastMessageDate: 9, unread: 2, revision: 41)
+
+    @Test func batchesRoundTrip() throws {
+        let batches: [Batch<Chat>] = [
+            Batch(deletes: [4, 1], inserts: [IndexedItem(index: 0, item: Self.chat)], moves: [Move(from: 3, to: 1)]),
+            Batch(updates: [IndexedItem(index: 2, item: Self.chat)]),
+        ]
+        var bytes: [UInt8] = []
+        WireResults.appendFeedSubscribe(subscription: "s3", total: 12, batches: batches, to: &bytes)
+        let value = try JSONValue(parsing: bytes)
+        #expect(value["seq"] == 0 && value["items"] == nil)
+        #expect(value["batches"]?.arrayValue?[1]["deletes"] == .array([]))
+        #expect(try FeedSubscribeResult(jsonValue: value) == FeedSubscribeResult(subscription: "s3", total: 12, content: .batches(batches)))
+
+        var none: [UInt8] = []
+        WireResults.appendFeedSubscribe(subscription: "s4", total: 0, batches: [], to: &none)
+        #expect(String(decoding: none, as: UTF8.self) == #"{"subscription":"s4","seq":0,"total":0,"batches":[]}"#)
+    }
+
+    @Test func itemsDecode() throws {
+        var bytes: [UInt8] = []
+        WireResults.appendFeedSubscribe(subscription: "s1", total: 1, items: [Self.chat], to: &bytes)
+        #expect(try FeedSubscribeResult(jsonValue: JSONValue(parsing: bytes))
+            == FeedSubscribeResult(subscription: "s1", total: 1, content: .items([Self.chat])))
+    }
+
+    @Test func badBatchesNameThePath() {
+        #expect(throws: ChatError.invalidParams(field: "batches[0].moves", reason: "is required (an array)")) {
+            _ = try FeedSubscribeResult(jsonValue: try JSONValue(parsing: Array(
+                #"{"subscription":"s1","total":0,"batches":[{"deletes":[],"inserts":[],"updates":[]}]}"#.utf8)))
+        }
+    }
+}
