@@ -49,7 +49,7 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "chatfeedd", dependencies: [
-            "ChatfeedServer", "ChatfeedConfig",
+            "ChatfeedServer", "ChatfeedConfig", "ChatModel",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

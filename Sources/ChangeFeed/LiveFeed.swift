@@ -8,10 +8,22 @@ public struct FeedOptions: Sendable {
     /// A subscription gets `feed.reset` instead of a batch and its deferred batch when their
     /// operations exceed `resetThreshold` × the rows of its list after them.
     public var resetThreshold: Double
+    /// The most subscriptions at once; one more is `ChatError.limitReached`.
+    public var maxSubscriptions: Int
+    /// A window subscription (`limit` N) that waits for acks tracks at most
+    /// max(`maxPendingChats`, 2 × N) changed chats; beyond that it stops tracking and gets a
+    /// `feed.reset` of its window when it may send again. Full-list subscriptions track every
+    /// changed chat (at most one entry per chat).
+    public var maxPendingChats: Int
 
-    public init(defaultMaxInFlight: Int = 1, resetThreshold: Double = 1.0) {
+    public init(
+        defaultMaxInFlight: Int = 1, resetThreshold: Double = 1.0, maxSubscriptions: Int = 256,
+        maxPendingChats: Int = 1000
+    ) {
         self.defaultMaxInFlight = defaultMaxInFlight
         self.resetThreshold = resetThreshold
+        self.maxSubscriptions = maxSubscriptions
+        self.maxPendingChats = maxPendingChats
     }
 }
 
@@ -57,6 +69,8 @@ public struct SubscriptionStats: Sendable, Equatable {
     /// Distinct chats changed since the last batch sent: what a waiting subscriber costs.
     public var pendingChats: Int
     public var deferredPending: Bool
+    /// The window fell too far behind: its next notification is a reset (`maxPendingChats`).
+    public var resetPending: Bool
 }
 
 /// The live ordered chat list and its subscriptions: turns each committed group of changes into
@@ -82,13 +96,18 @@ public final class LiveFeed {
     /// (`ResumeDiff`), unless the reset rule prefers the list; an empty `known` always gets batches.
     ///
     /// - Throws: `ChatError.invalidParams` for a limit below 1, a negative `maxInFlight` or an id
-    ///   twice in `known`; nothing is subscribed then.
+    ///   twice in `known`, `limitReached` when `maxSubscriptions` are open; nothing is subscribed then.
     /// - Complexity: O(log n + r) for r rows in the snapshot; with k known rows,
     ///   O((k + r) log(k + r)).
     public func subscribe(limit: Int?, maxInFlight: Int?, known: [KnownRow]? = nil) throws(ChatError) -> FeedSnapshot {
         if let limit, limit < 1 { throw .invalidParams(field: "limit", reason: "must be at least 1") }
         let maxInFlight = maxInFlight ?? options.defaultMaxInFlight
         if maxInFlight < 0 { throw .invalidParams(field: "maxInFlight", reason: "must be 0 or more") }
+        if subscriptions.count >= options.maxSubscriptions {
+            throw .limitReached(
+                setting: "maxSubscriptions", limit: options.maxSubscriptions,
+                reason: "too many subscriptions: unsubscribe one (feed.unsubscribe) before subscribing again")
+        }
         let items = snapshot(limit: limit)
         var batches: [Batch<Chat>]?
         if let known {
@@ -99,7 +118,9 @@ public final class LiveFeed {
         }
         let id = "s\(nextSubscriptionNumber)"
         nextSubscriptionNumber += 1
-        subscriptions[id] = Subscription(id: id, limit: limit, maxInFlight: maxInFlight)
+        subscriptions[id] = Subscription(
+            id: id, limit: limit, maxInFlight: maxInFlight,
+            maxPendingChats: limit.map { max(options.maxPendingChats, 2 * min($0, Int.max / 2)) })
         subscriptionOrder.append(id)
         return FeedSnapshot(subscription: id, total: index.count, items: items, batches: batches)
     }
@@ -139,13 +160,12 @@ public final class LiveFeed {
     /// notifications that may be sent now.
     ///
     /// - Complexity: O(c·s + Σ d log n) for c changes, s subscriptions and d distinct chats
-    ///   changed per subscription since its last batch.
+    ///   changed per subscription since its last batch (d bounded for a waiting window).
     public func apply(_ changes: [ChatChange]) -> [FeedNotification] {
         for change in changes {
             let previous = index.apply(change)
-            for id in subscriptionOrder
-            where subscriptions[id]!.known[change.chatID] == nil && !subscriptions[id]!.resetPending {
-                subscriptions[id]!.known[change.chatID] = KnownChat(chat: previous)
+            for id in subscriptionOrder {
+                subscriptions[id]!.track(change.chatID, previous: previous)
             }
         }
         var notifications: [FeedNotification] = []
@@ -179,8 +199,8 @@ public final class LiveFeed {
             return SubscriptionStats(
                 subscription: id, limit: subscription.limit, maxInFlight: subscription.maxInFlight,
                 lastSentSeq: subscription.lastSentSeq, lastAckedSeq: subscription.lastAckedSeq,
-                pendingChats: subscription.known.count,
-                deferredPending: subscription.deferred != nil || subscription.resetPending)
+                pendingChats: subscription.known.count, deferredPending: subscription.deferred != nil,
+                resetPending: subscription.resetPending)
         }
     }
 
@@ -192,6 +212,14 @@ public final class LiveFeed {
     /// from the list it knows to the current list, then that batch's deferred updates.
     private func drain(_ subscription: inout Subscription, into notifications: inout [FeedNotification]) {
         while subscription.canSend {
+            if let deferred = subscription.deferred {
+                subscription.deferred = nil
+                subscription.lastSentSeq += 1
+                notifications.append(.batch(
+                    subscription: subscription.id, seq: subscription.lastSentSeq,
+                    count: deferred.count, total: deferred.total, batch: deferred.batch))
+                continue
+            }
             if subscription.resetPending {
                 subscription.resetPending = false
                 subscription.lastSentSeq += 1
@@ -199,14 +227,6 @@ public final class LiveFeed {
                 notifications.append(.reset(
                     subscription: subscription.id, seq: subscription.lastSentSeq, count: items.count,
                     total: index.count, items: items))
-                continue
-            }
-            if let deferred = subscription.deferred {
-                subscription.deferred = nil
-                subscription.lastSentSeq += 1
-                notifications.append(.batch(
-                    subscription: subscription.id, seq: subscription.lastSentSeq,
-                    count: deferred.count, total: deferred.total, batch: deferred.batch))
                 continue
             }
             guard !subscription.known.isEmpty else { return }
@@ -246,14 +266,28 @@ private struct Subscription {
     /// The pure-update batch that must follow the last structural batch, with its moment's
     /// row count and total.
     var deferred: (batch: Batch<Chat>, count: Int, total: Int)?
-    /// The feed was reloaded: the next notification is a reset.
+    /// The most chats `known` holds while waiting (nil: no bound, a full-list subscription).
+    let maxPendingChats: Int?
+    /// `known` outgrew `maxPendingChats`: it was dropped, and the next notification is a reset.
     var resetPending = false
 
-    init(id: String, limit: Int?, maxInFlight: Int) {
+    init(id: String, limit: Int?, maxInFlight: Int, maxPendingChats: Int?) {
         self.id = id
         self.limit = limit
         self.maxInFlight = maxInFlight
+        self.maxPendingChats = maxPendingChats
     }
 
     var canSend: Bool { maxInFlight == 0 || lastSentSeq - lastAckedSeq < maxInFlight }
+
+    /// Remembers what the subscriber last saw of a changed chat, unless a reset is due anyway.
+    /// A waiting window that outgrows its bound drops what it tracked and owes a reset. O(1).
+    mutating func track(_ chatID: String, previous: Chat?) {
+        guard !resetPending, known[chatID] == nil else { return }
+        known[chatID] = KnownChat(chat: previous)
+        if let maxPendingChats, known.count > maxPendingChats, !canSend {
+            known = [:]
+            resetPending = true
+        }
+    }
 }

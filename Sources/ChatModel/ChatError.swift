@@ -7,12 +7,16 @@ public enum ChatError: Error, Hashable, Sendable, CustomStringConvertible {
     case notFound(kind: String, id: String)
     /// The id exists with other content (a message id reposted differently, a chat created twice).
     case conflict(String)
+    /// A configured limit of the daemon is reached (`maxSubscriptions`): `setting` names the
+    /// configuration key, the message says what to do.
+    case limitReached(setting: String, limit: Int, reason: String)
 
     public var description: String {
         switch self {
         case .invalidParams(let field, let reason): "invalid '\(field)': \(reason)"
         case .notFound(let kind, let id): "no \(kind) with id '\(id)'"
         case .conflict(let message): message
+        case .limitReached(let setting, let limit, let reason): "\(reason) (the limit is \(limit), '\(setting)' in the configuration)"
         }
     }
 }

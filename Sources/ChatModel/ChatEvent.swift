@@ -42,16 +42,33 @@ public enum Identifier {
     public static let maxBytes = 128
 
     /// An identifier is 1–128 UTF-8 bytes in Unicode NFC, so that Swift's string equality and
-    /// order agree with SQLite's bytewise ones.
+    /// order agree with SQLite's bytewise ones, without control characters (C0, DEL, C1), so that
+    /// a shell and a terminal can name it. Writes and queries check ids alike.
     public static func validate(_ id: String, field: String) throws(ChatError) {
         let bytes = id.utf8.count
         if bytes == 0 { throw .invalidParams(field: field, reason: "must not be empty") }
         if bytes > maxBytes {
             throw .invalidParams(field: field, reason: "is \(bytes) bytes long; the limit is \(maxBytes)")
         }
+        if let control = id.unicodeScalars.first(where: isControl) {
+            throw .invalidParams(
+                field: field,
+                reason: "must not contain control characters (U+0000–U+001F, U+007F–U+009F); it holds \(codePoint(control))")
+        }
         if !isNFC(id) {
             throw .invalidParams(field: field, reason: "must be in Unicode normalization form C (NFC)")
         }
+    }
+
+    /// C0 controls, DEL and C1 controls: the scalars an identifier must not hold.
+    public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
+    /// "U+001B".
+    static func codePoint(_ scalar: Unicode.Scalar) -> String {
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
     }
 
     /// True when normalizing `string` to NFC leaves its bytes unchanged.

@@ -87,8 +87,9 @@ extension ChatStore {
         return slots
     }
 
+    /// The number of chats. O(1): a counter kept by the writes.
     public func chatCount() throws -> Int {
-        try db.cachedStatement("SELECT COUNT(*) FROM chat").fetchValue(Int.self) ?? 0
+        try db.cachedStatement("SELECT chats FROM store_count WHERE id = 0").fetchValue(Int.self) ?? 0
     }
 
     /// The chats at `offset..<offset+limit` of the chat list.
@@ -102,10 +103,11 @@ extension ChatStore {
         try fetchChat(id: id)
     }
 
-    /// The index of each chat in the chat list, nil for an unknown id. Counts the index entries
-    /// before the chat's key, in one read transaction.
+    /// The index of each chat in the chat list, nil for an unknown id (an invalid id is
+    /// `invalidParams`). Counts the index entries before the chat's key, in one read transaction.
     public func positions(of ids: [String]) throws -> [String: Int?] {
-        try db.inTransaction(.deferred) {
+        for (index, id) in ids.enumerated() { try Identifier.validate(id, field: "ids[\(index)]") }
+        return try db.inTransaction(.deferred) {
             var positions: [String: Int?] = [:]
             let dateOf = try db.cachedStatement("SELECT last_message_date FROM chat WHERE id = ?1")
             let countBefore = try db.cachedStatement("""
@@ -124,8 +126,9 @@ extension ChatStore {
     }
 
     /// Non-deleted messages of a chat, newest first by (sentAt, id), sent before `before`
-    /// (exclusive) when given.
+    /// (exclusive) when given. An invalid chat id is `invalidParams`, an unknown one `notFound`.
     public func messages(chat chatID: String, before: Int64?, limit: Int) throws -> [Message] {
+        try Identifier.validate(chatID, field: "chat")
         if limit < 0 { throw ChatError.invalidParams(field: "limit", reason: "must be 0 or more, not \(limit)") }
         return try db.inTransaction(.deferred) {
             guard try fetchChat(id: chatID) != nil else { throw ChatError.notFound(kind: "chat", id: chatID) }
@@ -139,13 +142,14 @@ extension ChatStore {
         }
     }
 
-    /// Counts of chats and non-deleted messages, and the latest change sequence.
+    /// Counts of chats and non-deleted messages, and the latest change sequence, from one read
+    /// transaction. O(log n): the counts are counters kept by every write (schema version 3),
+    /// never a count over the tables.
     public func stats() throws -> StoreStats {
         try db.inTransaction(.deferred) {
-            StoreStats(
-                chats: try chatCount(),
-                messages: try db.cachedStatement("SELECT COUNT(*) FROM message WHERE deleted = 0").fetchValue(Int.self) ?? 0,
-                latestChangeSequence: try latestChangeSequence())
+            let counts = try db.cachedStatement("SELECT chats, messages FROM store_count WHERE id = 0")
+                .fetchOne { row -> (Int, Int) in (row[0], row[1]) } ?? (0, 0)
+            return StoreStats(chats: counts.0, messages: counts.1, latestChangeSequence: try latestChangeSequence())
         }
     }
 }

@@ -45,9 +45,32 @@ extension ChatStore {
             ALTER TABLE message ADD COLUMN original_text TEXT;
             UPDATE message SET original_text = text;
             """),
+        // Counts of chats and non-deleted messages kept per write by triggers (in the writing
+        // transaction, whichever process writes), so that stats read one row instead of
+        // counting the tables.
+        Migration(version: 3, sql: """
+            CREATE TABLE store_count (
+                id INTEGER PRIMARY KEY CHECK (id = 0),
+                chats INTEGER NOT NULL,
+                messages INTEGER NOT NULL
+            );
+            INSERT INTO store_count (id, chats, messages)
+                VALUES (0, (SELECT COUNT(*) FROM chat), (SELECT COUNT(*) FROM message WHERE deleted = 0));
+            CREATE TRIGGER store_count_chat_insert AFTER INSERT ON chat
+                BEGIN UPDATE store_count SET chats = chats + 1 WHERE id = 0; END;
+            CREATE TRIGGER store_count_chat_delete AFTER DELETE ON chat
+                BEGIN UPDATE store_count SET chats = chats - 1 WHERE id = 0; END;
+            CREATE TRIGGER store_count_message_insert AFTER INSERT ON message WHEN NEW.deleted = 0
+                BEGIN UPDATE store_count SET messages = messages + 1 WHERE id = 0; END;
+            CREATE TRIGGER store_count_message_delete AFTER DELETE ON message WHEN OLD.deleted = 0
+                BEGIN UPDATE store_count SET messages = messages - 1 WHERE id = 0; END;
+            CREATE TRIGGER store_count_message_deleted AFTER UPDATE OF deleted ON message
+                WHEN (OLD.deleted = 0) <> (NEW.deleted = 0)
+                BEGIN UPDATE store_count SET messages = messages + (CASE WHEN NEW.deleted = 0 THEN 1 ELSE -1 END) WHERE id = 0; END;
+            """),
         // Change-log readers (daemons) and how far the log was pruned, so that the log stays
         // bounded and a reader that fell behind the pruning knows it (SPEC §4).
-        Migration(version: 3, sql: """
+        Migration(version: 4, sql: """
             CREATE TABLE change_log_reader (
                 id TEXT NOT NULL PRIMARY KEY,
                 sequence INTEGER NOT NULL,

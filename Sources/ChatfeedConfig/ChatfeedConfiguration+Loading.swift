@@ -102,6 +102,7 @@ extension ChatfeedConfiguration {
             ("busyTimeoutMilliseconds", busyTimeoutMilliseconds), ("cacheSizeKiB", cacheSizeKiB),
             ("pollIntervalMilliseconds", pollIntervalMilliseconds), ("maxLineBytes", maxLineBytes),
             ("defaultMaxInFlight", defaultMaxInFlight), ("groupCommitMaxEvents", groupCommitMaxEvents),
+            ("maxSubscriptions", maxSubscriptions), ("maxPendingChats", maxPendingChats),
             ("groupCommitMaxMilliseconds", groupCommitMaxMilliseconds), ("changeLogRetention", changeLogRetention),
             ("changeLogReaderTimeoutMilliseconds", changeLogReaderTimeoutMilliseconds),
             ("maxDatabaseMiB", maxDatabaseMiB), ("checkpointIntervalMilliseconds", checkpointIntervalMilliseconds),
@@ -149,6 +150,8 @@ extension ChatfeedConfiguration {
         case "maxLineBytes": maxLineBytes = try integer()
         case "defaultMaxInFlight": defaultMaxInFlight = try integer()
         case "groupCommitMaxEvents": groupCommitMaxEvents = try integer()
+        case "maxSubscriptions": maxSubscriptions = try integer()
+        case "maxPendingChats": maxPendingChats = try integer()
         case "logLevel": logLevel = try choice(LogLevel.self)
         case "groupCommitMaxMilliseconds": groupCommitMaxMilliseconds = try integer()
         case "changeLogRetention": changeLogRetention = try integer()

@@ -35,6 +35,11 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
     public var resetThreshold = 1.0
     /// The most events committed in one transaction (group commit).
     public var groupCommitMaxEvents = 1000
+    /// The most feed subscriptions a daemon serves at once (−32005 beyond).
+    public var maxSubscriptions = 256
+    /// The most changed chats a waiting window subscription tracks (at least 2 × its window);
+    /// beyond that its next notification is a `feed.reset` of its window.
+    public var maxPendingChats = 1000
     public var logLevel = LogLevel.info
     /// The longest the daemon holds the write lock for one group commit; other processes'
     /// writers (the CLI) get the lock between groups.
@@ -63,7 +68,8 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
     /// The keys of a configuration file, in the order they are written.
     public static let keys = [
         "database", "busyTimeoutMilliseconds", "durability", "cacheSizeKiB", "pollIntervalMilliseconds",
-        "maxLineBytes", "defaultMaxInFlight", "resetThreshold", "groupCommitMaxEvents", "logLevel",
+        "maxLineBytes", "defaultMaxInFlight", "resetThreshold", "groupCommitMaxEvents", "maxSubscriptions",
+        "maxPendingChats", "logLevel",
         "groupCommitMaxMilliseconds", "changeLogRetention", "changeLogReaderTimeoutMilliseconds",
         "quickCheckAtStart", "maxDatabaseMiB", "checkpointIntervalMilliseconds",
     ]
@@ -76,6 +82,8 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
         "maxLineBytes": 1...(1 << 30),
         "defaultMaxInFlight": 0...1_000_000,
         "groupCommitMaxEvents": 1...1_000_000,
+        "maxSubscriptions": 1...1_000_000,
+        "maxPendingChats": 1...100_000_000,
         "groupCommitMaxMilliseconds": 1...60_000,
         "changeLogRetention": 1...Int(Int32.max),
         "changeLogReaderTimeoutMilliseconds": 1...Int(Int32.max),
@@ -105,7 +113,8 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
         let values: [String] = [
             quoted(database), String(busyTimeoutMilliseconds), quoted(durability.rawValue), String(cacheSizeKiB),
             String(pollIntervalMilliseconds), String(maxLineBytes), String(defaultMaxInFlight),
-            String(resetThreshold), String(groupCommitMaxEvents), quoted(logLevel.rawValue),
+            String(resetThreshold), String(groupCommitMaxEvents), String(maxSubscriptions), String(maxPendingChats),
+            quoted(logLevel.rawValue),
             String(groupCommitMaxMilliseconds), String(changeLogRetention), String(changeLogReaderTimeoutMilliseconds),
             String(quickCheckAtStart), String(maxDatabaseMiB), String(checkpointIntervalMilliseconds),
         ]

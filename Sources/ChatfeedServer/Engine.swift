@@ -266,6 +266,7 @@ final class Engine: @unchecked Sendable {
                 "lastAckedSeq": .integer(subscription.lastAckedSeq),
                 "pendingChats": .integer(subscription.pendingChats),
                 "deferredPending": .bool(subscription.deferredPending),
+                "resetPending": .bool(subscription.resetPending),
             ])
         }
         return .object([

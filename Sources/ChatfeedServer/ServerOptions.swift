@@ -50,7 +50,8 @@ extension ServerOptions {
             databasePath: configuration.database,
             store: configuration.storeOptions,
             feed: FeedOptions(
-                defaultMaxInFlight: configuration.defaultMaxInFlight, resetThreshold: configuration.resetThreshold),
+                defaultMaxInFlight: configuration.defaultMaxInFlight, resetThreshold: configuration.resetThreshold,
+                maxSubscriptions: configuration.maxSubscriptions, maxPendingChats: configuration.maxPendingChats),
             pollIntervalMilliseconds: configuration.pollIntervalMilliseconds,
             maxLineBytes: configuration.maxLineBytes,
             groupCommitMaxEvents: configuration.groupCommitMaxEvents,

@@ -23,10 +23,16 @@ enum InputReader {
     }
 }
 
-/// Writes whole protocol lines to a file descriptor. A closed pipe marks the writer closed
-/// instead of killing the process (SIGPIPE is ignored by the daemon). It waits for the reader
-/// with `poll` and writes at most a pipe buffer at a time, so that a reader that stops reading
-/// can never hold the daemon for more than `shutdownGrace` after a shutdown was requested.
+/// Writes whole protocol lines to a file descriptor, and never a line in part: when stdout is a
+/// pipe (as it is for a client that spawns the daemon), a line is written only once the pipe has
+/// room for all of it, so that a reader that stops reading, followed by a signal that ends the
+/// daemon, leaves only whole lines in the pipe. The pipe is grown to 1 MiB where the system allows
+/// it (`/proc/sys/fs/pipe-max-size`), so every line up to that size is whole; a longer line (a
+/// snapshot of thousands of chats) starts only when the pipe is empty and goes in parts.
+///
+/// A closed pipe marks the writer closed instead of killing the process (SIGPIPE is ignored by
+/// the daemon). A reader that stops reading can never hold the daemon for more than
+/// `shutdownGrace` after a shutdown was requested.
 final class OutputWriter {
     private let fileDescriptor: Int32
     private(set) var isClosed = false
@@ -34,9 +40,16 @@ final class OutputWriter {
     /// When a shutdown was requested (checked while the reader does not read).
     var shutdownRequestedAt: () -> Date? = { nil }
     private let shutdownGrace: TimeInterval = 2
+    /// The pipe's capacity in bytes; nil when the descriptor is not a pipe.
+    let pipeCapacity: Int?
+    private static let pageSize = max(4096, sysconf(Int32(_SC_PAGESIZE)))
+    /// This writer's writes that may still be in the pipe, oldest first, with the most pipe pages
+    /// each can occupy (the kernel gives every write fresh pages, merging only a short tail).
+    private var writesInPipe: [(bytes: Int, pages: Int)] = []
 
     init(fileDescriptor: Int32) {
         self.fileDescriptor = fileDescriptor
+        pipeCapacity = Self.growPipe(fileDescriptor)
     }
 
     /// Queues bytes (whole lines) to be written by the next `flush()`.
@@ -53,25 +66,31 @@ final class OutputWriter {
         guard !isClosed, !pending.isEmpty else { return !isClosed }
         var offset = 0
         var blockedSince: Date?
+        var lastUnread = Int.max
         while offset < pending.count {
-            var descriptor = pollfd(fd: fileDescriptor, events: Int16(POLLOUT), revents: 0)
-            let ready = poll(&descriptor, 1, 200)
-            if ready < 0 && errno == EINTR { continue }
-            if ready == 0 {
+            let (chunk, unread) = writableBytes(from: offset)
+            if unread < lastUnread { blockedSince = nil }  // the reader reads: not stalled
+            lastUnread = unread
+            if chunk == 0 {
+                var descriptor = pollfd(fd: fileDescriptor, events: Int16(POLLOUT), revents: 0)
+                let ready = poll(&descriptor, 1, 200)
+                if ready < 0 && errno == EINTR { continue }
+                if ready < 0 || descriptor.revents & Int16(POLLERR | POLLNVAL) != 0 { break }
+                // The pipe has room, not yet for the whole line: let the reader catch up.
+                if ready > 0 { usleep(2_000) }
                 let since = blockedSince ?? Date()
                 blockedSince = since
                 if let requested = shutdownRequestedAt(),
                    Date().timeIntervalSince(max(since, requested)) > shutdownGrace { break }
                 continue
             }
-            guard ready > 0, descriptor.revents & Int16(POLLERR | POLLNVAL) == 0 else { break }
-            blockedSince = nil
-            let chunk = min(pending.count - offset, Int(PIPE_BUF))
             let written = pending.withUnsafeBytes { bytes in
                 write(fileDescriptor, bytes.baseAddress! + offset, chunk)
             }
             if written > 0 {
                 offset += written
+                blockedSince = nil
+                if pipeCapacity != nil { writesInPipe.append((written, (written + Self.pageSize - 1) / Self.pageSize)) }
             } else if written < 0 && (errno == EINTR || errno == EAGAIN) {
                 continue
             } else {
@@ -80,6 +99,81 @@ final class OutputWriter {
         }
         if offset < pending.count { isClosed = true }
         return !isClosed
+    }
+
+    /// How many bytes from `offset` can be written now without blocking and without leaving a
+    /// line in part, and the bytes the reader has not read yet (0 when not a pipe).
+    private func writableBytes(from offset: Int) -> (chunk: Int, unread: Int) {
+        guard let capacity = pipeCapacity else {
+            // Not a pipe (a file, a terminal): writes do not stall for long; poll decides.
+            var descriptor = pollfd(fd: fileDescriptor, events: Int16(POLLOUT), revents: 0)
+            let ready = poll(&descriptor, 1, 0) > 0 && descriptor.revents & Int16(POLLOUT) != 0
+            return (ready ? min(pending.count - offset, Int(PIPE_BUF)) : 0, 0)
+        }
+        var unreadBytes: Int32 = 0
+        guard ioctl(fileDescriptor, UInt(FIONREAD), &unreadBytes) == 0 else { return (0, 0) }
+        let unread = Int(unreadBytes)
+        let room = max(0, capacity - pagesInUse(unread: unread) * Self.pageSize)
+        let atLineStart = offset == 0 || pending[offset - 1] == 0x0A
+        if !atLineStart {
+            return (min(room, lineEnd(from: offset) - offset), unread)
+        }
+        // Whole lines that fit in the room.
+        var end = offset
+        while end < pending.count {
+            let next = lineEnd(from: end)
+            if next - offset > room { break }
+            end = next
+        }
+        if end > offset { return (end - offset, unread) }
+        // A line longer than the pipe can ever hold goes in parts, started on an empty pipe.
+        let longest = capacity - 2 * Self.pageSize
+        if lineEnd(from: offset) - offset > longest && unread == 0 { return (room, unread) }
+        return (0, unread)
+    }
+
+    /// The most pipe pages `unread` bytes occupy: the pages of the latest writes that hold them
+    /// (a page per write can be partly filled, so bytes alone do not tell). Older writes are read
+    /// and forgotten.
+    private func pagesInUse(unread: Int) -> Int {
+        var remaining = unread
+        var pages = 0
+        var index = writesInPipe.count
+        while remaining > 0 && index > 0 {
+            index -= 1
+            remaining -= writesInPipe[index].bytes
+            pages += writesInPipe[index].pages
+        }
+        writesInPipe.removeFirst(index)
+        // Bytes not written by this writer (none in practice): a page each, to be safe.
+        if remaining > 0 { pages += remaining / Self.pageSize + 2 }
+        return pages
+    }
+
+    /// The offset just after the newline that ends the line at `offset` (or the end of the bytes).
+    private func lineEnd(from offset: Int) -> Int {
+        pending.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Int in
+            let base = bytes.baseAddress!
+            guard let found = memchr(base + offset, 0x0A, bytes.count - offset) else { return bytes.count }
+            return base.distance(to: UnsafeRawPointer(found)) + 1
+        }
+    }
+
+    /// Grows a pipe to 1 MiB where allowed (halving down to 64 KiB); its capacity, or nil when
+    /// `descriptor` is not a pipe.
+    private static func growPipe(_ descriptor: Int32) -> Int? {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFIFO else { return nil }
+        #if os(Linux)
+        let setPipeSize: Int32 = 1031  // F_SETPIPE_SZ
+        let getPipeSize: Int32 = 1032  // F_GETPIPE_SZ
+        var size: Int32 = 1 << 20
+        while size > 1 << 16 && fcntl(descriptor, setPipeSize, size) < 0 { size /= 2 }
+        let capacity = fcntl(descriptor, getPipeSize)
+        return capacity > 0 ? Int(capacity) : nil
+        #else
+        return nil
+        #endif
     }
 
     /// True when the reading end is closed, found without writing (POLLERR on a pipe whose

@@ -60,6 +60,23 @@ public struct ParamsReader: Sendable {
         return string
     }
 
+    /// A chat or message id, checked as writes check ids (`Identifier.validate`).
+    public func identifier(_ key: String) throws(ChatError) -> String {
+        let id = try string(key)
+        try Identifier.validate(id, field: path(key))
+        return id
+    }
+
+    /// An array of ids whose length is in `count`, each checked as writes check ids; the field
+    /// of an error is `key[index]`.
+    public func identifierArray(_ key: String, count: ClosedRange<Int>) throws(ChatError) -> [String] {
+        let ids = try stringArray(key, count: count)
+        for (index, id) in ids.enumerated() {
+            try Identifier.validate(id, field: "\(path(key))[\(index)]")
+        }
+        return ids
+    }
+
     public func int64(_ key: String, in range: ClosedRange<Int64> = .min ... .max) throws(ChatError) -> Int64 {
         guard let value = try optionalInt64(key, in: range) else {
             throw .invalidParams(field: path(key), reason: "is required")

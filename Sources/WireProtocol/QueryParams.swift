@@ -22,7 +22,7 @@ public struct ChatsListParams: Hashable, Sendable {
     }
 }
 
-/// `chats.locate`: the ids whose indices are wanted (1 to `maxIDs` strings).
+/// `chats.locate`: the ids whose indices are wanted (1 to `maxIDs` valid chat ids).
 public struct ChatsLocateParams: Hashable, Sendable {
     public static let maxIDs = 10_000
 
@@ -32,7 +32,7 @@ public struct ChatsLocateParams: Hashable, Sendable {
 
     public init(params: JSONValue?) throws(ChatError) {
         let reader = try ParamsReader(params: params, method: "chats.locate", allowed: ["ids"])
-        self.init(ids: try reader.stringArray("ids", count: 1...Self.maxIDs))
+        self.init(ids: try reader.identifierArray("ids", count: 1...Self.maxIDs))
     }
 }
 
@@ -55,7 +55,7 @@ public struct MessagesListParams: Hashable, Sendable {
     public init(params: JSONValue?) throws(ChatError) {
         let reader = try ParamsReader(params: params, method: "messages.list", allowed: ["chat", "before", "limit"])
         self.init(
-            chat: try reader.string("chat"),
+            chat: try reader.identifier("chat"),
             before: try reader.optionalInt64("before"),
             limit: try reader.optionalInt("limit", in: 0...Self.maxLimit) ?? Self.defaultLimit)
     }
@@ -98,7 +98,7 @@ public struct FeedSubscribeParams: Hashable, Sendable {
         rows.reserveCapacity(elements.count)
         for (position, element) in elements.enumerated() {
             let row = try ParamsReader(element, field: "known[\(position)]", allowed: ["id", "revision"])
-            rows.append(KnownRow(id: try row.string("id"), revision: try row.int64("revision")))
+            rows.append(KnownRow(id: try row.identifier("id"), revision: try row.int64("revision")))
         }
         return rows
     }

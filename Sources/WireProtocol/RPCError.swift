@@ -21,7 +21,10 @@ public struct RPCError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The disk holding the database (or its size limit) is full; nothing was written.
     public static let storageFull = -32004
     /// The daemon was started with `--read-only`: it takes no writes.
-    public static let readOnly = -32005
+    public static let readOnly = -32006
+    /// A configured limit of the daemon is reached (too many subscriptions); `data.setting`
+    /// names the configuration key and `data.limit` its value.
+    public static let limitReached = -32005
 
     public init(code: Int, message: String, data: JSONValue? = nil) {
         self.code = code
@@ -30,7 +33,7 @@ public struct RPCError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The error of a domain failure: invalid params (−32602, `data.field` names the field),
-    /// not found (−32001) or conflict (−32002).
+    /// not found (−32001), conflict (−32002) or limit reached (−32005).
     public init(_ error: ChatError) {
         switch error {
         case .invalidParams(let field, _):
@@ -39,6 +42,10 @@ public struct RPCError: Error, Hashable, Sendable, CustomStringConvertible {
             self.init(code: Self.notFound, message: error.description, data: ["kind": .string(kind), "id": .string(id)])
         case .conflict:
             self.init(code: Self.conflict, message: error.description)
+        case .limitReached(let setting, let limit, _):
+            self.init(
+                code: Self.limitReached, message: error.description,
+                data: ["setting": .string(setting), "limit": .integer(Int64(limit))])
         }
     }
 

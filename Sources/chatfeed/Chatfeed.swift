@@ -20,7 +20,7 @@ struct Chatfeed: ParsableCommand {
             var command = try parseAsRoot()
             try command.run()
         } catch let error as CLIFailure {
-            FileHandle.standardError.write(Data("chatfeed: error: \(error.message)\n".utf8))
+            FileHandle.standardError.write(Data("chatfeed: error: \(TerminalText.sanitized(error.message))\n".utf8))
             Foundation.exit(1)
         } catch {
             exit(withError: error)

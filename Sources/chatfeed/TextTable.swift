@@ -1,4 +1,7 @@
-/// Left-aligned columns separated by two spaces; cells longer than `maxCellWidth` are cut.
+import ChatModel
+
+/// Left-aligned columns separated by two spaces; cells are made safe for a terminal and cut
+/// beyond `maxCellWidth`.
 struct TextTable {
     var headers: [String]
     var rows: [[String]] = []
@@ -18,9 +21,10 @@ struct TextTable {
         }.joined(separator: "\n")
     }
 
+    /// The cell made safe for a terminal (`TerminalText.sanitized`), cut to `maxCellWidth`.
     private func fit(_ cell: String) -> String {
-        let flat = cell.map { $0.isNewline ? " " : $0 }
-        return flat.count <= maxCellWidth ? String(flat) : String(flat.prefix(maxCellWidth - 1)) + "…"
+        let flat = TerminalText.sanitized(cell)
+        return flat.count <= maxCellWidth ? flat : String(flat.prefix(maxCellWidth - 1)) + "…"
     }
 }
 

@@ -324,14 +324,14 @@ struct WatchScreen {
         for id in fading.keys { marks[id] = nil }
         guard dirty || !fading.isEmpty else { return }
         dirty = false
-        var lines = ["chatfeed watch — \(title) — \(total) chats — seq \(seq), \(batches) batches, \(resets) resets — ↑↓ moved  + new  • changed"]
+        var lines = [TerminalText.sanitized("chatfeed watch — \(title) — \(total) chats — seq \(seq), \(batches) batches, \(resets) resets — ↑↓ moved  + new  • changed")]
         let width = max(40, terminal.columns)
         for (index, chat) in rows.enumerated() {
             let mark = marks[chat.id]?.mark.rawValue ?? " "
             let unread = chat.unread > 0 ? "(\(chat.unread))" : ""
             let preview = chat.lastMessage.map { "\($0.sender): \($0.text)" } ?? "—"
             let line = "\(mark) \(String(format: "%3d", index)) \(Self.pad(chat.title, 18)) \(Self.pad(unread, 5)) \(Self.pad(relativeTime(chat.lastMessageDate, now: now), 9)) \(preview)"
-            lines.append(String(line.map { $0.isNewline ? " " : $0 }.prefix(width)))
+            lines.append(String(TerminalText.sanitized(line).prefix(width)))
         }
         if terminal.isInteractive {
             print("\u{1B}[H\u{1B}[2J" + lines.joined(separator: "\n"), terminator: "\n")

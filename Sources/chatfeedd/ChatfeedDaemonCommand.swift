@@ -12,7 +12,7 @@ struct ChatfeedDaemonCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "chatfeedd",
         abstract: "Serve a chatfeed store over JSON-RPC lines on stdin/stdout.",
-        discussion: "Ends gracefully (pending writes committed, responses flushed, status 0) at end of input, on SIGINT or SIGTERM, or when stdout closes.")
+        discussion: "Ends gracefully (pending writes committed, responses flushed, status 0) at end of input, on SIGINT, SIGTERM or SIGHUP, or when stdout closes.")
 
     @Option(help: ArgumentHelp("The SQLite database file; created when missing.", valueName: "path"))
     var database: String?
@@ -23,7 +23,7 @@ struct ChatfeedDaemonCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel: String?
 
-    @Flag(name: .customLong("read-only"), help: "Open the database read-only: queries and the feed work, writes are refused (−32005).")
+    @Flag(name: .customLong("read-only"), help: "Open the database read-only: queries and the feed work, writes are refused (−32006).")
     var readOnly = false
 
     func run() async throws {
@@ -41,7 +41,7 @@ struct ChatfeedDaemonCommand: AsyncParsableCommand {
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
-            return handler
+            return SanitizingLogHandler(inner: handler)
         }
         let logger = Logger(label: "chatfeedd")
         var options = ServerOptions(configuration: configuration)
@@ -49,7 +49,7 @@ struct ChatfeedDaemonCommand: AsyncParsableCommand {
         let daemon = ChatfeedDaemon(options: options, logger: logger)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [.init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup)],
-            gracefulShutdownSignals: [.sigterm, .sigint],
+            gracefulShutdownSignals: [.sigterm, .sigint, .sighup],
             logger: logger))
         do {
             try await group.run()

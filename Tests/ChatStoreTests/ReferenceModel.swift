@@ -20,7 +20,7 @@ struct ReferenceModel {
         case chat(id: String)
         case posted(duplicate: Bool)
         case done
-        case invalidParams, notFound, conflict
+        case invalidParams, notFound, conflict, limitReached
 
         init(_ result: Result<EventResult, ChatError>) {
             switch result {
@@ -30,6 +30,7 @@ struct ReferenceModel {
             case .failure(.invalidParams): self = .invalidParams
             case .failure(.notFound): self = .notFound
             case .failure(.conflict): self = .conflict
+            case .failure(.limitReached): self = .limitReached
             }
         }
     }

@@ -211,7 +211,7 @@ import Glibc
         let mirror = try FeedMirror(daemon: daemon, maxInFlight: 1)
         #expect(mirror.rows.count == 3)
         let refused = try daemon.request("chat.create", ["chat": "x", "title": "X"]).failure
-        #expect(refused?.code == -32005 && refused?.message.contains("--read-only") == true, "\(String(describing: refused))")
+        #expect(refused?.code == -32006 && refused?.message.contains("--read-only") == true, "\(String(describing: refused))")
         #expect(try daemon.shutDown() == .exited(0))
         #expect(try ChatStore(path: path, options: StoreOptions(readOnly: true)).chatCount() == 3)
     }

@@ -1,0 +1,30 @@
+import ChatModel
+import Foundation
+import JSONCodec
+import Testing
+import WireProtocol
+
+/// A stdout line is never written in part: a client that stops reading, then a signal that ends
+/// the daemon, leaves only whole lines in the pipe.
+@Suite struct WholeLineTests {
+    @Test(arguments: [SIGTERM, SIGINT, SIGHUP])
+    func aSignalWhileTheClientDoesNotReadLeavesOnlyWholeLines(signal: Int32) throws {
+        let daemon = try Daemon()
+        // Responses of about 10 KB: a 64 KiB or 1 MiB pipe boundary falls inside one of them.
+        let title = String(repeating: "t", count: 1_999)
+        for index in 0..<5 {
+            try daemon.call("chat.create", ["chat": .string("c\(index)"), "title": .string(title), "createdAt": .integer(Int64(index))])
+        }
+        daemon.setReadingPaused(true)
+        // ~3 MB of responses, more than the pipe holds; the requests themselves are small.
+        let reads = (0..<300).map { _ in daemon.post("chats.list", ["limit": 5]) }
+        usleep(800_000)
+        daemon.signal(signal)
+        #expect(try daemon.waitForExit() == .exited(0))
+        daemon.setReadingPaused(false)
+        try daemon.waitForEndOfOutput()
+        #expect(daemon.malformed.isEmpty, "a line was cut: \(daemon.malformed.first?.suffix(40) ?? "")")
+        let answered = reads.filter { (try? daemon.reply(to: $0, timeout: 0.01)) != nil }
+        #expect(!answered.isEmpty && answered.count < reads.count, "the pipe filled: \(answered.count) of \(reads.count) answered")
+    }
+}
