@@ -202,6 +202,23 @@ public final class LiveFeed {
         return notifications
     }
 
+    /// Replaces the list with `chats` (in list order), when the feed lost track of the store's
+    /// changes (a gap in the change log), and gives every subscription a `feed.reset` with it:
+    /// now, or as soon as its acknowledgements allow. Pending batches are dropped.
+    ///
+    /// - Complexity: O(n log n) for n chats (O(n) when they are in list order), plus the resets.
+    public func reload(chats: [Chat]) -> [FeedNotification] {
+        index = ChatIndex(chats: chats)
+        var notifications: [FeedNotification] = []
+        for id in subscriptionOrder {
+            subscriptions[id]!.known = [:]
+            subscriptions[id]!.deferred = nil
+            subscriptions[id]!.resetPending = true
+            drain(&subscriptions[id]!, into: &notifications)
+        }
+        return notifications
+    }
+
     /// Every subscription's state, in subscription order.
     public var subscriptionStats: [SubscriptionStats] {
         subscriptionOrder.map { id in

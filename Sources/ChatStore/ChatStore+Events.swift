@@ -7,17 +7,33 @@ extension ChatStore {
     @discardableResult
     public func apply(_ event: ChatEvent) throws -> EventResult {
         try event.validate()
-        return try db.inTransaction(.immediate) { try applyInTransaction(event) }
+        return try mappingStorageErrors {
+            try db.inTransaction(.immediate) {
+                let result = try applyInTransaction(event)
+                try maintainChangeLog()
+                return result
+            }
+        }
     }
 
     /// Applies `events` in order in one transaction (group commit). Each event runs in a
     /// savepoint, so a refused event is undone alone and its neighbours still apply. Throws only
     /// when the transaction itself fails; then nothing is committed.
-    public func apply(_ events: [ChatEvent]) throws -> [Result<EventResult, ChatError>] {
-        try db.inTransaction(.immediate) {
+    ///
+    /// With `lockLimit`, the transaction stops taking events once it has held the write lock that
+    /// long (after one event at least) and commits: the results are then those of a prefix of
+    /// `events`, and the caller applies the rest in another transaction, so that other processes'
+    /// writers get the lock in between.
+    public func apply(
+        _ events: [ChatEvent], lockLimit: Duration? = nil
+    ) throws -> [Result<EventResult, ChatError>] {
+        try mappingStorageErrors { try db.inTransaction(.immediate) {
             var results: [Result<EventResult, ChatError>] = []
             results.reserveCapacity(events.count)
+            let clock = ContinuousClock()
+            let deadline = lockLimit.map { clock.now.advanced(by: $0) }
             for event in events {
+                if let deadline, !results.isEmpty, clock.now >= deadline { break }
                 do {
                     try event.validate()
                     results.append(.success(try db.inSavepoint { try applyInTransaction(event) }))
@@ -25,9 +41,10 @@ extension ChatStore {
                     results.append(.failure(error))
                 }
             }
+            try maintainChangeLog()
             try beforeCommit?()
             return results
-        }
+        } }
     }
 
     private func applyInTransaction(_ event: ChatEvent) throws -> EventResult {

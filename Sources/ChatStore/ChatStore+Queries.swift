@@ -24,8 +24,12 @@ extension ChatStore {
     /// Every chat changed after `sequence`, once each, in the order of its latest change, with
     /// its current row (nil when it was removed), and the highest sequence read — all from one
     /// read transaction, so they describe one moment.
+    ///
+    /// - Throws: `ChatStoreError.changeLogGap` when changes after `sequence` were pruned.
     public func changes(after sequence: Int64) throws -> (changes: [ChatChange], latestSequence: Int64) {
         try db.inTransaction(.deferred) {
+            let pruned = try prunedThrough()
+            if pruned > sequence { throw ChatStoreError.changeLogGap(after: sequence, prunedThrough: pruned) }
             let changes = try db.cachedStatement(Self.changesSQL).fetchAll(sequence) { row -> ChatChange in
                 let removed: Bool = row[1]
                 return ChatChange(chatID: row[0], chat: removed ? nil : Self.decodeChat(row, from: 2))

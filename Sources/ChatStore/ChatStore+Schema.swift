@@ -115,6 +115,20 @@ extension ChatStore {
                 unmuted_messages = (SELECT COALESCE(SUM(unread), 0) FROM chat)
             WHERE list = 'main';
             """),
+        // Change-log readers (daemons) and how far the log was pruned, so that the log stays
+        // bounded and a reader that fell behind the pruning knows it (SPEC §4).
+        Migration(version: 5, sql: """
+            CREATE TABLE change_log_reader (
+                id TEXT NOT NULL PRIMARY KEY,
+                sequence INTEGER NOT NULL,
+                seen_at INTEGER NOT NULL
+            );
+            CREATE TABLE change_log_pruned (
+                only INTEGER PRIMARY KEY CHECK (only = 1),
+                sequence INTEGER NOT NULL
+            );
+            INSERT INTO change_log_pruned VALUES (1, 0);
+            """),
     ]
 
     static var latestSchemaVersion: Int { migrations.last!.version }

@@ -22,11 +22,22 @@ public struct StoreOptions: Sendable, Hashable {
     public var autoCheckpointPages: Int?
     /// The most pinned chats a list holds (SPEC §2).
     public var maxPinnedChats: Int
+    /// How many of the latest change-log entries are always kept. Older ones are pruned (by the
+    /// writes of this store) once no live reader still needs them.
+    public var changeLogRetention: Int
+    /// A registered change-log reader that has not shown a sign of life for this long is dead:
+    /// its position no longer holds back pruning (it finds a gap when it comes back).
+    public var readerTimeoutMilliseconds: Int
+    /// The largest the database file may grow, in bytes (`PRAGMA max_page_count`); a write beyond
+    /// it fails with `ChatStoreError.storageFull`, as on a full disk. Nil: no limit.
+    public var maxDatabaseBytes: Int64?
 
     public init(
         busyTimeoutMilliseconds: Int = 5000, durability: Durability = .normal,
         cacheSizeKiB: Int? = nil, readOnly: Bool = false, autoCheckpointPages: Int? = nil,
-        maxPinnedChats: Int = 5
+        maxPinnedChats: Int = 5,
+        changeLogRetention: Int = 100_000, readerTimeoutMilliseconds: Int = 30_000,
+        maxDatabaseBytes: Int64? = nil
     ) {
         self.maxPinnedChats = maxPinnedChats
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
@@ -34,5 +45,8 @@ public struct StoreOptions: Sendable, Hashable {
         self.cacheSizeKiB = cacheSizeKiB
         self.readOnly = readOnly
         self.autoCheckpointPages = autoCheckpointPages
+        self.changeLogRetention = changeLogRetention
+        self.readerTimeoutMilliseconds = readerTimeoutMilliseconds
+        self.maxDatabaseBytes = maxDatabaseBytes
     }
 }

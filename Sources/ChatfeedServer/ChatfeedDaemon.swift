@@ -1,3 +1,4 @@
+import ChatStore
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -61,5 +62,8 @@ public struct DaemonStartError: Error, CustomStringConvertible {
     public var database: String
     public var underlying: any Error
 
-    public var description: String { "cannot open the database '\(database)': \(underlying)" }
+    public var description: String {
+        // The store's own errors already name the database.
+        underlying is ChatStoreError ? "\(underlying)" : "cannot open the database '\(database)': \(underlying)"
+    }
 }
