@@ -77,7 +77,7 @@ struct ResetRuleTests {
                 notifications += 1
                 switch notification {
                 case .reset: resets += 1
-                case .batch(_, _, let count, _, let batch): if batch.operationCount > count { oldRuleResets += 1 }
+                case .batch(_, _, let counts, let batch): if batch.operationCount > counts.count { oldRuleResets += 1 }
                 }
             }
         }
