@@ -45,7 +45,7 @@ import WireProtocol
         let subscribing = Task { try await client.subscribe() }
         try await engine.answer("feed.subscribe", result: #"{"subscription":"s1","seq":0,"total":1,"items":[\#(chatJSON("a"))]}"#)
         let subscription = try await subscribing.value
-        engine.push(#"{"jsonrpc":"2.0","method":"feed.batch","params":{"subscription":"s1","seq":2,"count":1,"total":1,"deletes":[],"inserts":[],"moves":[],"updates":[]}}"#)
+        engine.push(#"{"jsonrpc":"2.0","method":"feed.batch","params":{"subscription":"s1","seq":2,"count":1,"total":1,"unread":{"chats":0,"messages":0,"unmutedChats":0,"unmutedMessages":0},"deletes":[],"inserts":[],"moves":[],"updates":[]}}"#)
         var iterator = subscription.makeAsyncIterator()
         #expect(try await iterator.next()?.kind == .snapshot)
         await #expect(throws: FeedError.seqGap(subscription: "s1", expected: 1, received: 2)) { try await iterator.next() }
@@ -62,7 +62,7 @@ import WireProtocol
         try await engine.answer("feed.subscribe", result: #"{"subscription":"s1","seq":0,"total":1,"items":[\#(chatJSON("a"))]}"#)
         let subscription = try await subscribing.value
         // Row 0 moved and updated in one batch: "attempt to delete and reload the same index path".
-        engine.push(#"{"jsonrpc":"2.0","method":"feed.batch","params":{"subscription":"s1","seq":1,"count":1,"total":1,"deletes":[],"inserts":[],"moves":[{"from":0,"to":0}],"updates":[{"index":0,"chat":\#(chatJSON("a", revision: 2))}]}}"#)
+        engine.push(#"{"jsonrpc":"2.0","method":"feed.batch","params":{"subscription":"s1","seq":1,"count":1,"total":1,"unread":{"chats":0,"messages":0,"unmutedChats":0,"unmutedMessages":0},"deletes":[],"inserts":[],"moves":[{"from":0,"to":0}],"updates":[{"index":0,"chat":\#(chatJSON("a", revision: 2))}]}}"#)
         var iterator = subscription.makeAsyncIterator()
         _ = try await iterator.next()
         do {
@@ -81,7 +81,7 @@ import WireProtocol
         let subscribing = Task { try await client.subscribe() }
         try await engine.answer("feed.subscribe", result: #"{"subscription":"s1","seq":0,"total":2,"items":[\#(chatJSON("a")),\#(chatJSON("b"))]}"#)
         let subscription = try await subscribing.value
-        engine.push(#"{"jsonrpc":"2.0","method":"feed.batch","params":{"subscription":"s1","seq":1,"count":2,"total":2,"deletes":[],"inserts":[],"moves":[],"updates":[{"index":0,"chat":\#(chatJSON("b", revision: 2))}]}}"#)
+        engine.push(#"{"jsonrpc":"2.0","method":"feed.batch","params":{"subscription":"s1","seq":1,"count":2,"total":2,"unread":{"chats":0,"messages":0,"unmutedChats":0,"unmutedMessages":0},"deletes":[],"inserts":[],"moves":[],"updates":[{"index":0,"chat":\#(chatJSON("b", revision: 2))}]}}"#)
         var iterator = subscription.makeAsyncIterator()
         _ = try await iterator.next()
         await #expect(throws: FeedError.updateOfAnotherRow(subscription: "s1", seq: 1, index: 0, mirrored: "a", received: "b")) {
@@ -99,7 +99,7 @@ import WireProtocol
             let request = try await engine.answer("feed.subscribe", result: #"{"subscription":"s1","seq":0,"total":0,"items":[]}"#)
             #expect(request["params"]?["maxInFlight"] == 1)
             let subscription = try await subscribing.value
-            engine.push(#"{"jsonrpc":"2.0","method":"feed.batch","params":{"subscription":"s1","seq":1,"count":1,"total":1,"deletes":[],"inserts":[{"index":0,"chat":\#(chatJSON("a"))}],"moves":[],"updates":[]}}"#)
+            engine.push(#"{"jsonrpc":"2.0","method":"feed.batch","params":{"subscription":"s1","seq":1,"count":1,"total":1,"unread":{"chats":0,"messages":0,"unmutedChats":0,"unmutedMessages":0},"deletes":[],"inserts":[{"index":0,"chat":\#(chatJSON("a"))}],"moves":[],"updates":[]}}"#)
             var iterator = subscription.makeAsyncIterator()
             #expect(try await iterator.next()?.chats == [])
             let update = try #require(try await iterator.next())
@@ -111,7 +111,7 @@ import WireProtocol
                 await subscription.acknowledge(update)
                 await subscription.acknowledge(update)
             } else {
-                engine.push(#"{"jsonrpc":"2.0","method":"feed.reset","params":{"subscription":"s1","seq":2,"count":0,"total":0,"items":[]}}"#)
+                engine.push(#"{"jsonrpc":"2.0","method":"feed.reset","params":{"subscription":"s1","seq":2,"count":0,"total":0,"unread":{"chats":0,"messages":0,"unmutedChats":0,"unmutedMessages":0},"items":[]}}"#)
                 #expect(try await iterator.next()?.kind == .reset)
             }
             let ack = try await engine.next()
@@ -153,7 +153,7 @@ import WireProtocol
                 #expect(update.kind == .snapshot && update.chats.map(\.id) == ["a"])
             }
             // The sequence goes on with the new subscription's notifications.
-            second.push(#"{"jsonrpc":"2.0","method":"feed.reset","params":{"subscription":"s9","seq":1,"count":0,"total":0,"items":[]}}"#)
+            second.push(#"{"jsonrpc":"2.0","method":"feed.reset","params":{"subscription":"s9","seq":1,"count":0,"total":0,"unread":{"chats":0,"messages":0,"unmutedChats":0,"unmutedMessages":0},"items":[]}}"#)
             #expect(try await iterator.next()?.kind == .reset)
             await client.close()
             #expect(try await iterator.next() == nil)
