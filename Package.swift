@@ -51,7 +51,10 @@ let package = Package(
             ]
         ),
         // The client half for apps: typed calls, the feed as validated updates, transports.
-        .target(name: "ChatfeedClient", dependencies: ["ChatModel", "ListDiff", "JSONCodec", "WireProtocol"]),
+        .target(name: "ChatfeedClient", dependencies: [
+            "ChatModel", "ListDiff", "JSONCodec", "WireProtocol", "ChatfeedServer", "ChatfeedConfig",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // Applies a feed subscription to a table or collection view (UIKit conformances where UIKit exists).
         .target(name: "ChatfeedUIKit", dependencies: ["ChatfeedClient", "ChatModel", "ListDiff"]),
         .executableTarget(name: "chatfeedd", dependencies: [

@@ -33,8 +33,10 @@ public final class ChatfeedDaemon: Service, Sendable {
                 try await withCheckedThrowingContinuation { (finished: CheckedContinuation<Void, any Error>) in
                     let thread = Thread { [self] in
                         do {
+                            let writer = OutputWriter(fileDescriptor: self.output)
+                            writer.shutdownRequestedAt = { shutdown.requestedAt }
                             let engine = try Engine(
-                                options: options, logger: logger, input: input, output: output,
+                                options: options, logger: logger, input: input, output: writer,
                                 queue: queue, shutdown: shutdown)
                             engine.run()
                             finished.resume()

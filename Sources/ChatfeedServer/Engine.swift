@@ -24,8 +24,9 @@ final class Engine: @unchecked Sendable {
     private let checkpointer: BackgroundCheckpointer?
     private let feed: LiveFeed
     private let queue: InputQueue
-    private let output: OutputWriter
-    private let inputDescriptor: Int32
+    private let output: any EngineOutput
+    /// stdin for the daemon; nil in-process, where `InProcessEngine.send` fills the queue.
+    private let inputDescriptor: Int32?
     private var framer: LineFramer
     private var lastSequence: Int64
     private var lastDataVersion: Int64
@@ -41,7 +42,7 @@ final class Engine: @unchecked Sendable {
     /// Opens (or creates) the database and loads the chat list. `queue` and `shutdown` are the
     /// daemon's, so that a shutdown can be requested while this still loads.
     init(
-        options: ServerOptions, logger: Logger, input: Int32, output: Int32, queue: InputQueue,
+        options: ServerOptions, logger: Logger, input: Int32?, output: any EngineOutput, queue: InputQueue,
         shutdown: ShutdownRequest
     ) throws {
         self.options = options
@@ -71,8 +72,7 @@ final class Engine: @unchecked Sendable {
         lastSequence = loaded.latestSequence
         framer = LineFramer(maxLineBytes: options.maxLineBytes)
         inputDescriptor = input
-        self.output = OutputWriter(fileDescriptor: output)
-        self.output.shutdownRequestedAt = { [shutdown] in shutdown.requestedAt }
+        self.output = output
         logger.info("loaded chat list", metadata: [
             "chats": "\(loaded.chats.count)", "changeSequence": "\(loaded.latestSequence)",
             "database": "\(options.databasePath)",
@@ -82,7 +82,7 @@ final class Engine: @unchecked Sendable {
     /// Runs until end of input, a shutdown request or a closed output; then commits what is
     /// pending and flushes.
     func run() {
-        InputReader.start(fileDescriptor: inputDescriptor, into: queue)
+        if let inputDescriptor { InputReader.start(fileDescriptor: inputDescriptor, into: queue) }
         // With change notifications the poll is only a safety net, so an idle daemon sleeps.
         let watching = DatabaseWatcher.start(databasePath: options.databasePath, into: queue)
         let pollInterval = Double(watching ? max(options.pollIntervalMilliseconds, 1000) : options.pollIntervalMilliseconds) / 1000

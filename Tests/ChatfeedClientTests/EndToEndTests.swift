@@ -100,6 +100,31 @@ import TestSupport
         await client.close()
     }
 
+    @Test(arguments: [nil, 8] as [Int?])
+    func randomWritesInProcessReachTheView(limit: Int?) async throws {
+        let directory = try TemporaryDirectory()
+        let client = try await ChatfeedClient(transport: InProcessTransport(database: directory.path("feed.sqlite")))
+        let screen = try await randomStream(client, limit: limit, writes: 400, seed: 30 + UInt64(limit ?? 0))
+        try await screen.stop()
+        await client.close()
+    }
+
+    @Test func anEngineReopenedInProcessResubscribesAndTheSequenceGoesOn() async throws {
+        let directory = try TemporaryDirectory()
+        let transport = RecordingTransport(InProcessTransport(database: directory.path("feed.sqlite")))
+        let client = try await ChatfeedClient(transport: transport)
+        let screen = try await randomStream(client, limit: 10, writes: 300, seed: 41, killAfter: 150) {
+            // The engine stops under the client (as when an app's engine is torn down and reopened).
+            await transport.opened.withLock { $0[0] }.close()
+            _ = try? await client.listChats(limit: 1)
+            _ = try await client.listChats(limit: 1)
+        }
+        #expect(transport.opened.withLock { $0.count } == 2)
+        #expect(screen.subscribes == 2 && screen.resumed == 1)
+        try await screen.stop()
+        await client.close()
+    }
+
     @Test func aKilledChildIsRestartedAndTheSequenceGoesOn() async throws {
         let directory = try TemporaryDirectory()
         let transport = RecordingTransport(Self.childTransport(directory))
