@@ -24,7 +24,7 @@ public final class InProcessEngine: Sendable {
     public let lines: AsyncStream<[UInt8]>
     private let queue = InputQueue()
     private let shutdown = ShutdownRequest()
-    private let stopped = Mutex(false)
+    private let stopped = Flag()
 
     /// Opens (or creates) the database of `options` and loads the chat list on the caller's
     /// thread (so that a database that cannot be opened throws here), then starts the engine thread.
@@ -36,7 +36,7 @@ public final class InProcessEngine: Sendable {
         let stopped = self.stopped
         let thread = Thread {
             engine.run()
-            stopped.withLock { $0 = true }
+            stopped.set()
             continuation.finish()
         }
         thread.name = "chatfeed.engine"
@@ -57,19 +57,19 @@ public final class InProcessEngine: Sendable {
     }
 
     /// True once the engine thread has ended.
-    public var isStopped: Bool { stopped.withLock { $0 } }
+    public var isStopped: Bool { stopped.isSet }
 }
 
 /// Splits the engine's output into lines for an `AsyncStream`.
 final class LineOutput: EngineOutput, @unchecked Sendable {
     private let continuation: AsyncStream<[UInt8]>.Continuation
     private var pending: [UInt8] = []
-    private let gone = Mutex(false)
+    private let gone = Flag()
 
     init(_ continuation: AsyncStream<[UInt8]>.Continuation) {
         self.continuation = continuation
         continuation.onTermination = { [gone] termination in
-            if case .cancelled = termination { gone.withLock { $0 = true } }
+            if case .cancelled = termination { gone.set() }
         }
     }
 
@@ -88,5 +88,12 @@ final class LineOutput: EngineOutput, @unchecked Sendable {
         return !isPeerGone
     }
 
-    var isPeerGone: Bool { gone.withLock { $0 } }
+    var isPeerGone: Bool { gone.isSet }
+}
+
+/// A flag set once, from any thread.
+final class Flag: Sendable {
+    private let value = Mutex(false)
+    func set() { value.withLock { $0 = true } }
+    var isSet: Bool { value.withLock { $0 } }
 }
