@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "WireProtocol", targets: ["WireProtocol"]),
         .library(name: "ChatfeedConfig", targets: ["ChatfeedConfig"]),
         .library(name: "ChatfeedServer", targets: ["ChatfeedServer"]),
+        .library(name: "ChatfeedClient", targets: ["ChatfeedClient"]),
+        .library(name: "ChatfeedUIKit", targets: ["ChatfeedUIKit"]),
         .executable(name: "chatfeedd", targets: ["chatfeedd"]),
         .executable(name: "chatfeed", targets: ["chatfeed"]),
     ],
@@ -48,6 +50,13 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The client half for apps: typed calls, the feed as validated updates, transports.
+        .target(name: "ChatfeedClient", dependencies: [
+            "ChatModel", "ListDiff", "JSONCodec", "WireProtocol", "ChatfeedServer", "ChatfeedConfig",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // Applies a feed subscription to a table or collection view (UIKit conformances where UIKit exists).
+        .target(name: "ChatfeedUIKit", dependencies: ["ChatfeedClient", "ChatModel", "ListDiff"]),
         .executableTarget(name: "chatfeedd", dependencies: [
             "ChatfeedServer", "ChatfeedConfig", "ChatModel",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -68,7 +77,10 @@ let package = Package(
         .testTarget(name: "ChangeFeedTests", dependencies: ["ChangeFeed", "ChatModel", "ListDiff", "TestSupport"]),
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "JSONCodec", "ChatModel", "ListDiff", "TestSupport"]),
         .testTarget(name: "ChatfeedConfigTests", dependencies: ["ChatfeedConfig"]),
-        .testTarget(name: "ChatfeedCLITests", dependencies: ["chatfeed", "chatfeedd", "ChatStore", "ChatModel", "ListDiff", "JSONCodec", "WireProtocol", "TestSupport"]),
+        .testTarget(name: "ChatfeedCLITests", dependencies: ["chatfeed", "chatfeedd", "ChatfeedConfig", "ChatStore", "ChatModel", "ListDiff", "JSONCodec", "WireProtocol", "TestSupport"]),
+        .testTarget(name: "ChatfeedClientTests", dependencies: [
+            "ChatfeedClient", "ChatfeedUIKit", "ChatModel", "ListDiff", "JSONCodec", "WireProtocol", "TestSupport", "chatfeedd",
+        ]),
         .testTarget(name: "ChatfeedServerTests", dependencies: [
             "ChatfeedServer", "ChatfeedConfig", "ChatStore", "ChatModel", "ListDiff", "JSONCodec", "WireProtocol", "TestSupport",
         ]),

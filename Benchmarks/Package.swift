@@ -30,6 +30,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "ChatStore", package: "chatfeed"),
                 .product(name: "ChatModel", package: "chatfeed"),
+                .product(name: "SQLite", package: "chatfeed"),
             ],
             path: "Benchmarks/StoreBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

@@ -1,71 +1,98 @@
 import ChatModel
 
-/// The live chat list: every chat by id, and their order (SPEC §2), with a chat's index and the
-/// chat at an index in O(log n).
+/// The live chat lists: every chat by id, the order of each view (`main`, `archive`, each whole
+/// and unread-only; SPEC §2, §4) with a chat's index and the chat at an index in O(log n), and
+/// each list's size and unread counters, kept up to date per change in O(1).
 public struct ChatIndex {
     @usableFromInline var chatsByID: [String: Chat]
-    @usableFromInline var order: RankedSet<ChatOrderKey>
+    /// One ordered set per view, at `slot(of:)`.
+    @usableFromInline var orders: [RankedSet<ChatOrderKey>]
+    @usableFromInline var listCounters: [ListCounters]
+
+    @inlinable
+    static func slot(of view: ChatListView) -> Int { (view.list == .main ? 0 : 2) + (view.unreadOnly ? 1 : 0) }
+
+    @inlinable
+    static func slot(of list: ChatList) -> Int { list == .main ? 0 : 1 }
 
     /// An index of `chats`, which must have distinct ids.
     ///
-    /// - Complexity: O(n) when `chats` is already in list order (as the store loads it),
+    /// - Complexity: O(n) when each list's chats come in list order (as the store loads them),
     ///   O(n log n) otherwise.
     public init(chats: [Chat]) {
         chatsByID = Dictionary(minimumCapacity: chats.count)
         for chat in chats { chatsByID[chat.id] = chat }
-        var keys = chats.map(\.orderKey)
-        if !zip(keys, keys.dropFirst()).allSatisfy({ $0 < $1 }) { keys.sort() }
-        order = RankedSet(sorted: keys)
+        orders = []
+        listCounters = [ListCounters(), ListCounters()]
+        for chat in chats { listCounters[Self.slot(of: chat.list)].add(chat) }
+        for view in ChatListView.all.sorted(by: { Self.slot(of: $0) < Self.slot(of: $1) }) {
+            var keys = chats.lazy.filter { view.contains($0) }.map(\.orderKey) as [ChatOrderKey]
+            if !zip(keys, keys.dropFirst()).allSatisfy({ $0 < $1 }) { keys.sort() }
+            orders.append(RankedSet(sorted: keys))
+        }
     }
 
-    /// Number of chats.
+    /// Number of chats in every list.
     @inlinable
-    public var count: Int { order.count }
+    public var count: Int { chatsByID.count }
+
+    /// Number of rows of `view`. O(1).
+    @inlinable
+    public func count(of view: ChatListView) -> Int { orders[Self.slot(of: view)].count }
+
+    /// The size and unread counters of `list`. O(1).
+    @inlinable
+    public func counters(of list: ChatList) -> ListCounters { listCounters[Self.slot(of: list)] }
 
     /// The chat with `id`, if any. O(1).
     @inlinable
     public func chat(id: String) -> Chat? { chatsByID[id] }
 
-    /// The index of the chat with `id` in the list, if any. O(log n).
+    /// The index of the chat with `id` in `view`, if it is one of its rows. O(log n).
     @inlinable
-    public func index(of id: String) -> Int? {
-        guard let chat = chatsByID[id] else { return nil }
-        return order.rank(of: chat.orderKey)
+    public func index(of id: String, in view: ChatListView = .main) -> Int? {
+        guard let chat = chatsByID[id], view.contains(chat) else { return nil }
+        return orders[Self.slot(of: view)].rank(of: chat.orderKey)
     }
 
-    /// How many chats come before `key` in the list (`key` need not be present). O(log n).
+    /// How many rows of `view` come before `key` (`key` need not be present). O(log n).
     @inlinable
-    public func rank(of key: ChatOrderKey) -> Int { order.rank(of: key) }
+    public func rank(of key: ChatOrderKey, in view: ChatListView = .main) -> Int {
+        orders[Self.slot(of: view)].rank(of: key)
+    }
 
-    /// The chats at indices `start ..< start + count` (fewer at the end of the list).
+    /// The rows of `view` at indices `start ..< start + count` (fewer at the end of the list).
     ///
     /// - Complexity: O(log n + count).
-    public func chats(from start: Int, count: Int) -> [Chat] {
-        guard start < self.count, count > 0 else { return [] }
-        return order.elements(from: start, count: count).map { chatsByID[$0.id]! }
+    public func chats(from start: Int, count: Int, in view: ChatListView = .main) -> [Chat] {
+        keys(from: start, count: count, in: view).map { chatsByID[$0.id]! }
     }
 
-    /// The order keys at indices `start ..< start + count` (fewer at the end of the list).
-    func keys(from start: Int, count: Int) -> [ChatOrderKey] {
-        guard start < self.count, count > 0 else { return [] }
+    /// The order keys of `view` at indices `start ..< start + count` (fewer at the end).
+    func keys(from start: Int, count: Int, in view: ChatListView) -> [ChatOrderKey] {
+        let order = orders[Self.slot(of: view)]
+        guard start < order.count, count > 0 else { return [] }
         return order.elements(from: max(0, start), count: count)
     }
 
     /// Applies one committed change and returns the chat as it was before (nil if it was absent).
     ///
-    /// - Complexity: O(log n).
+    /// - Complexity: O(log n) per view the chat is or was a row of.
     @discardableResult
     public mutating func apply(_ change: ChatChange) -> Chat? {
         let previous = chatsByID[change.chatID]
-        if let previous, previous.orderKey != change.chat?.orderKey {
-            order.remove(previous.orderKey)
+        let current = change.chat
+        for view in ChatListView.all {
+            let was = previous.map(view.contains) ?? false
+            let now = current.map(view.contains) ?? false
+            guard was || now else { continue }
+            let slot = Self.slot(of: view)
+            if was, !now || previous!.orderKey != current!.orderKey { orders[slot].remove(previous!.orderKey) }
+            if now, !was || previous!.orderKey != current!.orderKey { orders[slot].insert(current!.orderKey) }
         }
-        if let chat = change.chat {
-            chatsByID[change.chatID] = chat
-            if previous?.orderKey != chat.orderKey { order.insert(chat.orderKey) }
-        } else {
-            chatsByID[change.chatID] = nil
-        }
+        if let previous { listCounters[Self.slot(of: previous.list)].add(previous, sign: -1) }
+        if let current { listCounters[Self.slot(of: current.list)].add(current) }
+        chatsByID[change.chatID] = current
         return previous
     }
 }

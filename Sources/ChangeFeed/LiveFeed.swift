@@ -5,8 +5,8 @@ import ListDiff
 public struct FeedOptions: Sendable {
     /// `maxInFlight` of a subscription that does not give one.
     public var defaultMaxInFlight: Int
-    /// A subscription gets `feed.reset` instead of a batch and its deferred batch when their
-    /// operations exceed `resetThreshold` × the rows of its list after them.
+    /// A subscription gets `feed.reset` instead of a batch and its deferred batch when they would
+    /// be larger on the wire than `resetThreshold` × the reset (see `ResetRule`).
     public var resetThreshold: Double
     /// The most subscriptions at once; one more is `ChatError.limitReached`.
     public var maxSubscriptions: Int
@@ -16,8 +16,11 @@ public struct FeedOptions: Sendable {
     /// changed chat (at most one entry per chat).
     public var maxPendingChats: Int
 
+    /// The reset rule with this threshold.
+    public var resetRule: ResetRule { ResetRule(threshold: resetThreshold) }
+
     public init(
-        defaultMaxInFlight: Int = 1, resetThreshold: Double = 1.0, maxSubscriptions: Int = 256,
+        defaultMaxInFlight: Int = 1, resetThreshold: Double = 1.5, maxSubscriptions: Int = 256,
         maxPendingChats: Int = 1000
     ) {
         self.defaultMaxInFlight = defaultMaxInFlight
@@ -27,22 +30,43 @@ public struct FeedOptions: Sendable {
     }
 }
 
+/// What every notification of a subscription tells besides its rows (SPEC §4): `count` rows in
+/// the subscription's list after it, `total` chats in its list (whatever the window and filter),
+/// and the list's unread counters.
+public struct FeedCounts: Sendable, Hashable {
+    public var count: Int
+    public var total: Int
+    public var unread: UnreadCounters
+
+    public init(count: Int, total: Int, unread: UnreadCounters) {
+        self.count = count
+        self.total = total
+        self.unread = unread
+    }
+}
+
 /// A notification for one subscription, ready to be sent in the order given.
 public enum FeedNotification: Sendable, Equatable {
-    /// `feed.batch`: `count` rows in the subscription's list after it, `total` chats in the store.
-    case batch(subscription: String, seq: Int, count: Int, total: Int, batch: Batch<Chat>)
+    /// `feed.batch`; its arrays are all empty when only the counts changed.
+    case batch(subscription: String, seq: Int, counts: FeedCounts, batch: Batch<Chat>)
     /// `feed.reset`: the subscription's whole list.
-    case reset(subscription: String, seq: Int, count: Int, total: Int, items: [Chat])
+    case reset(subscription: String, seq: Int, counts: FeedCounts, items: [Chat])
 
     public var subscription: String {
         switch self {
-        case .batch(let subscription, _, _, _, _), .reset(let subscription, _, _, _, _): subscription
+        case .batch(let subscription, _, _, _), .reset(let subscription, _, _, _): subscription
         }
     }
 
     public var seq: Int {
         switch self {
-        case .batch(_, let seq, _, _, _), .reset(_, let seq, _, _, _): seq
+        case .batch(_, let seq, _, _), .reset(_, let seq, _, _): seq
+        }
+    }
+
+    public var counts: FeedCounts {
+        switch self {
+        case .batch(_, _, let counts, _), .reset(_, _, let counts, _): counts
         }
     }
 }
@@ -50,18 +74,22 @@ public enum FeedNotification: Sendable, Equatable {
 /// The first response to a subscription: the list at one moment, with `seq` 0.
 public struct FeedSnapshot: Sendable, Equatable {
     public var subscription: String
-    public var total: Int
+    public var counts: FeedCounts
     /// The subscription's list at that moment.
     public var items: [Chat]
     /// For a subscribe with `known`: the batches (none, one or two) that take the known rows to
     /// `items`, sent in place of `items`; nil for a plain subscribe, and when the reset rule chose
     /// `items` because the batches would be larger.
     public var batches: [Batch<Chat>]?
+
+    /// Chats in the subscription's list.
+    public var total: Int { counts.total }
 }
 
 /// What `server.stats` reports of a subscription.
 public struct SubscriptionStats: Sendable, Equatable {
     public var subscription: String
+    public var view: ChatListView
     public var limit: Int?
     public var maxInFlight: Int
     public var lastSentSeq: Int
@@ -91,15 +119,18 @@ public final class LiveFeed {
         self.options = options
     }
 
-    /// Subscribes to the first `limit` rows (all when nil). With `known` (the rows the client
-    /// shows, in its order) the snapshot also carries the batches that take them to the list
-    /// (`ResumeDiff`), unless the reset rule prefers the list; an empty `known` always gets batches.
+    /// Subscribes to the first `limit` rows (all when nil) of `view`. With `known` (the rows the
+    /// client shows, in its order) the snapshot also carries the batches that take them to the
+    /// list (`ResumeDiff`), unless the reset rule prefers the list; an empty `known` always gets
+    /// batches.
     ///
     /// - Throws: `ChatError.invalidParams` for a limit below 1, a negative `maxInFlight` or an id
     ///   twice in `known`, `limitReached` when `maxSubscriptions` are open; nothing is subscribed then.
     /// - Complexity: O(log n + r) for r rows in the snapshot; with k known rows,
     ///   O((k + r) log(k + r)).
-    public func subscribe(limit: Int?, maxInFlight: Int?, known: [KnownRow]? = nil) throws(ChatError) -> FeedSnapshot {
+    public func subscribe(
+        view: ChatListView = .main, limit: Int?, maxInFlight: Int?, known: [KnownRow]? = nil
+    ) throws(ChatError) -> FeedSnapshot {
         if let limit, limit < 1 { throw .invalidParams(field: "limit", reason: "must be at least 1") }
         let maxInFlight = maxInFlight ?? options.defaultMaxInFlight
         if maxInFlight < 0 { throw .invalidParams(field: "maxInFlight", reason: "must be 0 or more") }
@@ -108,27 +139,23 @@ public final class LiveFeed {
                 setting: "maxSubscriptions", limit: options.maxSubscriptions,
                 reason: "too many subscriptions: unsubscribe one (feed.unsubscribe) before subscribing again")
         }
-        let items = snapshot(limit: limit)
+        let id = "s\(nextSubscriptionNumber)"
+        var subscription = Subscription(
+            id: id, view: view, limit: limit, maxInFlight: maxInFlight,
+            maxPendingChats: limit.map { max(options.maxPendingChats, 2 * min($0, Int.max / 2)) })
+        let items = snapshot(of: subscription)
         var batches: [Batch<Chat>]?
         if let known {
             let resume = try ResumeDiff(known: known, current: items)
-            if known.isEmpty || !exceedsResetThreshold(operationCount: resume.operationCount, rows: items.count) {
+            if known.isEmpty || !options.resetRule.prefersReset(over: resume.batches, rows: items.count) {
                 batches = resume.batches
             }
         }
-        let id = "s\(nextSubscriptionNumber)"
         nextSubscriptionNumber += 1
-        subscriptions[id] = Subscription(
-            id: id, limit: limit, maxInFlight: maxInFlight,
-            maxPendingChats: limit.map { max(options.maxPendingChats, 2 * min($0, Int.max / 2)) })
+        subscription.lastCounts = counts(of: subscription, count: items.count)
+        subscriptions[id] = subscription
         subscriptionOrder.append(id)
-        return FeedSnapshot(subscription: id, total: index.count, items: items, batches: batches)
-    }
-
-    /// The reset rule: true when batches of `operationCount` operations that end at a list of
-    /// `rows` rows should rather be sent as the list.
-    private func exceedsResetThreshold(operationCount: Int, rows: Int) -> Bool {
-        Double(operationCount) > options.resetThreshold * Double(rows)
+        return FeedSnapshot(subscription: id, counts: subscription.lastCounts, items: items, batches: batches)
     }
 
     /// Ends a subscription; nothing more is sent to it.
@@ -175,63 +202,87 @@ public final class LiveFeed {
         return notifications
     }
 
+    /// Replaces the list with `chats` (in list order), when the feed lost track of the store's
+    /// changes (a gap in the change log), and gives every subscription a `feed.reset` with it:
+    /// now, or as soon as its acknowledgements allow. Pending batches are dropped.
+    ///
+    /// - Complexity: O(n log n) for n chats (O(n) when they are in list order), plus the resets.
+    public func reload(chats: [Chat]) -> [FeedNotification] {
+        index = ChatIndex(chats: chats)
+        var notifications: [FeedNotification] = []
+        for id in subscriptionOrder {
+            subscriptions[id]!.known = [:]
+            subscriptions[id]!.deferred = nil
+            subscriptions[id]!.resetPending = true
+            drain(&subscriptions[id]!, into: &notifications)
+        }
+        return notifications
+    }
+
     /// Every subscription's state, in subscription order.
     public var subscriptionStats: [SubscriptionStats] {
         subscriptionOrder.map { id in
             let subscription = subscriptions[id]!
             return SubscriptionStats(
-                subscription: id, limit: subscription.limit, maxInFlight: subscription.maxInFlight,
+                subscription: id, view: subscription.view, limit: subscription.limit, maxInFlight: subscription.maxInFlight,
                 lastSentSeq: subscription.lastSentSeq, lastAckedSeq: subscription.lastAckedSeq,
                 pendingChats: subscription.known.count, deferredPending: subscription.deferred != nil,
                 resetPending: subscription.resetPending)
         }
     }
 
-    private func snapshot(limit: Int?) -> [Chat] {
-        index.chats(from: 0, count: limit ?? index.count)
+    private func snapshot(of subscription: Subscription) -> [Chat] {
+        index.chats(from: 0, count: subscription.limit ?? index.count(of: subscription.view), in: subscription.view)
+    }
+
+    private func counts(of subscription: Subscription, count: Int) -> FeedCounts {
+        let list = index.counters(of: subscription.view.list)
+        return FeedCounts(count: count, total: list.total, unread: list.unread)
     }
 
     /// Sends what the subscription may: a pending deferred batch first, then one coalesced batch
-    /// from the list it knows to the current list, then that batch's deferred updates.
+    /// from the list it knows to the current list, then that batch's deferred updates. When only
+    /// the counts changed, the batch is empty.
     private func drain(_ subscription: inout Subscription, into notifications: inout [FeedNotification]) {
         while subscription.canSend {
             if let deferred = subscription.deferred {
                 subscription.deferred = nil
                 subscription.lastSentSeq += 1
                 notifications.append(.batch(
-                    subscription: subscription.id, seq: subscription.lastSentSeq,
-                    count: deferred.count, total: deferred.total, batch: deferred.batch))
+                    subscription: subscription.id, seq: subscription.lastSentSeq, counts: deferred.counts,
+                    batch: deferred.batch))
                 continue
             }
             if subscription.resetPending {
                 subscription.resetPending = false
                 subscription.lastSentSeq += 1
-                let items = snapshot(limit: subscription.limit)
+                let items = snapshot(of: subscription)
+                let counts = counts(of: subscription, count: items.count)
+                subscription.lastCounts = counts
                 notifications.append(.reset(
-                    subscription: subscription.id, seq: subscription.lastSentSeq, count: items.count,
-                    total: index.count, items: items))
+                    subscription: subscription.id, seq: subscription.lastSentSeq, counts: counts, items: items))
                 continue
             }
             guard !subscription.known.isEmpty else { return }
-            let diff = WindowDiff(index: index, known: subscription.known, limit: subscription.limit)
+            let diff = WindowDiff(
+                index: index, view: subscription.view, known: subscription.known, limit: subscription.limit)
             subscription.known = [:]
-            guard diff.structural != nil || diff.updates != nil else { return }
+            let counts = counts(of: subscription, count: diff.newCount)
+            guard diff.structural != nil || diff.updates != nil || counts != subscription.lastCounts else { return }
+            subscription.lastCounts = counts
             subscription.lastSentSeq += 1
             let seq = subscription.lastSentSeq
-            let total = index.count
-            if exceedsResetThreshold(operationCount: diff.operationCount, rows: diff.newCount) {
-                let items = snapshot(limit: subscription.limit)
-                notifications.append(.reset(
-                    subscription: subscription.id, seq: seq, count: items.count, total: total, items: items))
+            if options.resetRule.prefersReset(over: [diff.structural, diff.updates].compactMap { $0 }, rows: diff.newCount) {
+                let items = snapshot(of: subscription)
+                notifications.append(.reset(subscription: subscription.id, seq: seq, counts: counts, items: items))
             } else if let structural = diff.structural {
-                notifications.append(.batch(
-                    subscription: subscription.id, seq: seq, count: diff.newCount, total: total, batch: structural))
+                notifications.append(.batch(subscription: subscription.id, seq: seq, counts: counts, batch: structural))
                 if let updates = diff.updates {
-                    subscription.deferred = (updates, diff.newCount, total)
+                    subscription.deferred = (updates, counts)
                 }
-            } else if let updates = diff.updates {
+            } else {
                 notifications.append(.batch(
-                    subscription: subscription.id, seq: seq, count: diff.newCount, total: total, batch: updates))
+                    subscription: subscription.id, seq: seq, counts: counts, batch: diff.updates ?? Batch()))
             }
         }
     }
@@ -240,22 +291,25 @@ public final class LiveFeed {
 /// One subscriber's place in the feed.
 private struct Subscription {
     let id: String
+    let view: ChatListView
     let limit: Int?
     let maxInFlight: Int
     var lastSentSeq = 0
     var lastAckedSeq = 0
     /// What the subscriber last saw of every chat changed since its last batch.
     var known: [String: KnownChat] = [:]
-    /// The pure-update batch that must follow the last structural batch, with its moment's
-    /// row count and total.
-    var deferred: (batch: Batch<Chat>, count: Int, total: Int)?
+    /// The pure-update batch that must follow the last structural batch, with its moment's counts.
+    var deferred: (batch: Batch<Chat>, counts: FeedCounts)?
+    /// The counts of the last notification sent (of the snapshot before any).
+    var lastCounts = FeedCounts(count: 0, total: 0, unread: UnreadCounters())
     /// The most chats `known` holds while waiting (nil: no bound, a full-list subscription).
     let maxPendingChats: Int?
     /// `known` outgrew `maxPendingChats`: it was dropped, and the next notification is a reset.
     var resetPending = false
 
-    init(id: String, limit: Int?, maxInFlight: Int, maxPendingChats: Int?) {
+    init(id: String, view: ChatListView, limit: Int?, maxInFlight: Int, maxPendingChats: Int?) {
         self.id = id
+        self.view = view
         self.limit = limit
         self.maxInFlight = maxInFlight
         self.maxPendingChats = maxPendingChats

@@ -51,9 +51,6 @@ public struct ResumeDiff: Sendable {
         // Inserted and updated rows come from `current`, so each has its chat.
         batches = result.batches.map { $0.mapItems { $0.chat! } }
     }
-
-    /// Operations in all the batches (deletes + inserts + moves + updates).
-    public var operationCount: Int { batches.reduce(0) { $0 + $1.operationCount } }
 }
 
 /// A row on either side of a resume diff: a known row has no chat, a current row has its chat.

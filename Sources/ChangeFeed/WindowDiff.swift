@@ -1,20 +1,25 @@
 import ChatModel
 import ListDiff
 
-/// What a subscriber last saw of a chat in the whole chat list (nil when it did not exist).
-/// Content is compared whole, so that a chat removed and created again with the same id and
-/// revision still gets its new content.
+/// What a subscriber last saw of a chat (nil when it did not exist). Content is compared whole,
+/// so that a chat removed and created again with the same id and revision still gets its new
+/// content.
 struct KnownChat {
     var chat: Chat?
 
-    var key: ChatOrderKey? { chat?.orderKey }
+    /// The chat's key when it is a row of `view`.
+    func key(in view: ChatListView) -> ChatOrderKey? {
+        guard let chat, view.contains(chat) else { return nil }
+        return chat.orderKey
+    }
 }
 
 /// The batches that bring a subscriber from the list it knows to the current list, computed
 /// from the chats that changed, without materializing either list.
 ///
-/// The subscriber's list is the first `limit` rows (all when nil) of the chat list as it was, which
-/// is the current index with every chat of `known` put back where it was. Only chats whose order
+/// The subscriber's list is the first `limit` rows (all when nil) of its view as it was, which
+/// is the current index with every chat of `known` put back where it was. A chat entering or
+/// leaving the view (another list, read, unread) is an insert or a delete. Only chats whose order
 /// key changed may move, as few as possible and upward-preferred among them (SPEC §3); chats
 /// entering or leaving a window are inserts and deletes.
 ///
@@ -33,14 +38,19 @@ struct WindowDiff {
         var revisionChanged = false
     }
 
-    init(index: ChatIndex, known: [String: KnownChat], limit: Int?) {
+    init(index: ChatIndex, view: ChatListView, known: [String: KnownChat], limit: Int?) {
         // Phase 1: the old list's ranks, from the index corrected by the changed chats.
-        let oldKeys = known.values.compactMap(\.key).sorted()
-        let newKeys = known.keys.compactMap { index.chat(id: $0)?.orderKey }.sorted()
+        func currentKey(_ id: String) -> ChatOrderKey? {
+            guard let chat = index.chat(id: id), view.contains(chat) else { return nil }
+            return chat.orderKey
+        }
+        let oldKeys = known.values.compactMap { $0.key(in: view) }.sorted()
+        let newKeys = known.keys.compactMap(currentKey).sorted()
         let window = limit ?? Int.max
-        newCount = min(window, index.count)
+        let rowCount = index.count(of: view)
+        newCount = min(window, rowCount)
         func oldRank(_ key: ChatOrderKey) -> Int {
-            index.rank(of: key) - newKeys.lowerBound(of: key) + oldKeys.lowerBound(of: key)
+            index.rank(of: key, in: view) - newKeys.lowerBound(of: key) + oldKeys.lowerBound(of: key)
         }
 
         // Phase 2: the rows that differ — changed chats, and unchanged chats that cross the
@@ -49,25 +59,27 @@ struct WindowDiff {
         rows.reserveCapacity(known.count)
         for (id, was) in known {
             let now = index.chat(id: id)
+            let wasKey = was.key(in: view)
+            let nowKey = currentKey(id)
             var row = Row(id: id)
-            if let key = was.key {
-                let rank = oldRank(key)
+            if let wasKey {
+                let rank = oldRank(wasKey)
                 if rank < window { row.oldIndex = rank }
             }
-            if let key = now?.orderKey {
-                let rank = index.rank(of: key)
+            if let nowKey {
+                let rank = index.rank(of: nowKey, in: view)
                 if rank < window { row.newIndex = rank }
             }
             guard row.oldIndex != nil || row.newIndex != nil else { continue }
-            row.keyChanged = was.key != nil && now != nil && was.key != now?.orderKey
+            row.keyChanged = wasKey != nil && nowKey != nil && wasKey != nowKey
             row.revisionChanged = was.chat != now
             rows.append(row)
         }
         if let limit {
             let start = max(0, limit - known.count)
-            // min(index.count, limit + known.count), without overflowing for a limit near Int.max.
-            let end = limit > index.count - known.count ? index.count : limit + known.count
-            let scanned = index.keys(from: start, count: end - start)
+            // min(rowCount, limit + known.count), without overflowing for a limit near Int.max.
+            let end = limit > rowCount - known.count ? rowCount : limit + known.count
+            let scanned = index.keys(from: start, count: end - start, in: view)
             for (offset, key) in scanned.enumerated() where known[key.id] == nil {
                 let newRank = start + offset
                 let rank = oldRank(key)
@@ -130,8 +142,6 @@ struct WindowDiff {
             ? nil : Batch(deletes: deletes, inserts: inserts, moves: moves)
         self.updates = updates.isEmpty ? nil : Batch(updates: updates)
     }
-
-    var operationCount: Int { (structural?.operationCount ?? 0) + (updates?.operationCount ?? 0) }
 }
 
 extension Array where Element: Comparable {

@@ -16,8 +16,8 @@ public struct LastMessage: Hashable, Sendable {
 
 /// A conversation as one row of the chat list.
 ///
-/// `revision` increases whenever `title`, `lastMessage`, `lastMessageDate` or `unread` changes,
-/// and only then.
+/// `revision` increases whenever `title`, `lastMessage`, `lastMessageDate`, `unread`, `list`,
+/// `pinOrder` or `muted` changes, and only then.
 public struct Chat: Hashable, Sendable {
     public var id: String
     public var title: String
@@ -28,10 +28,18 @@ public struct Chat: Hashable, Sendable {
     public var lastMessageDate: Int64
     public var unread: Int64
     public var revision: Int64
+    /// The list the chat is in.
+    public var list: ChatList
+    /// 0 when the chat is not pinned; otherwise its place among its list's pinned chats, the
+    /// highest on top (a new pin takes the list's highest plus one).
+    public var pinOrder: Int64
+    /// A muted chat's unread messages do not count in the list's `unmuted…` counters.
+    public var muted: Bool
 
     public init(
         id: String, title: String, createdAt: Int64, lastMessage: LastMessage?,
-        lastMessageDate: Int64, unread: Int64, revision: Int64
+        lastMessageDate: Int64, unread: Int64, revision: Int64,
+        list: ChatList = .main, pinOrder: Int64 = 0, muted: Bool = false
     ) {
         self.id = id
         self.title = title
@@ -40,11 +48,17 @@ public struct Chat: Hashable, Sendable {
         self.lastMessageDate = lastMessageDate
         self.unread = unread
         self.revision = revision
+        self.list = list
+        self.pinOrder = pinOrder
+        self.muted = muted
     }
 
-    /// The chat's position key in the chat list.
     @inlinable
-    public var orderKey: ChatOrderKey { ChatOrderKey(lastMessageDate: lastMessageDate, id: id) }
+    public var pinned: Bool { pinOrder > 0 }
+
+    /// The chat's position key in its list.
+    @inlinable
+    public var orderKey: ChatOrderKey { ChatOrderKey(pinOrder: pinOrder, lastMessageDate: lastMessageDate, id: id) }
 }
 
 /// A message of a chat.

@@ -8,6 +8,15 @@ public enum ChatEvent: Hashable, Sendable {
     case removeChat(id: String)
     /// Sets `unread` to 0.
     case markRead(id: String)
+    /// Puts the chat on top of its list's pinned chats; a pinned chat stays where it is.
+    case pinChat(id: String)
+    /// Returns a pinned chat to its date place.
+    case unpinChat(id: String)
+    /// Pins exactly `chats` of `list`, in this order (the first on top), and unpins the others.
+    case setPinned(list: ChatList, chats: [String])
+    /// Moves the chat to `list` (unpinning it when it changes list).
+    case moveChat(id: String, to: ChatList)
+    case setMuted(id: String, muted: Bool)
     /// Adds a message (`unread` + 1). A repeat of the first post of an id is a duplicate, not an error.
     case postMessage(Message)
     case editMessage(id: String, text: String, editedAt: Int64?)
@@ -16,8 +25,17 @@ public enum ChatEvent: Hashable, Sendable {
     /// Checks what can be checked without the store: identifiers of 1–128 UTF-8 bytes in NFC.
     public func validate() throws(ChatError) {
         switch self {
-        case .createChat(let id, _, _), .renameChat(let id, _), .removeChat(let id), .markRead(let id):
+        case .createChat(let id, _, _), .renameChat(let id, _), .removeChat(let id), .markRead(let id),
+            .pinChat(let id), .unpinChat(let id), .moveChat(let id, _), .setMuted(let id, _):
             try Identifier.validate(id, field: "chat")
+        case .setPinned(_, let chats):
+            var seen = Set<String>()
+            for (position, id) in chats.enumerated() {
+                try Identifier.validate(id, field: "chats[\(position)]")
+                if !seen.insert(id).inserted {
+                    throw .invalidParams(field: "chats[\(position)]", reason: "repeats '\(id)'; each chat may be pinned once")
+                }
+            }
         case .postMessage(let message):
             try Identifier.validate(message.chat, field: "chat")
             try Identifier.validate(message.id, field: "id")
@@ -29,11 +47,12 @@ public enum ChatEvent: Hashable, Sendable {
 
 /// What a successful event returns (SPEC §5 results).
 public enum EventResult: Hashable, Sendable {
-    /// `chat.create`, `chat.rename`, `chat.markRead`: the chat after the event.
+    /// `chat.create`, `chat.rename`, `chat.markRead`, `chat.pin`, `chat.unpin`, `chat.archive`,
+    /// `chat.unarchive`, `chat.mute`, `chat.unmute`: the chat after the event.
     case chat(Chat)
     /// `message.post`: whether it repeated an earlier post.
     case posted(duplicate: Bool)
-    /// `chat.remove`, `message.edit`, `message.delete`.
+    /// `chat.remove`, `chat.setPinned`, `message.edit`, `message.delete`.
     case done
 }
 

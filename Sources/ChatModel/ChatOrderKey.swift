@@ -1,25 +1,32 @@
-/// The position of a chat in the chat list: `lastMessageDate` descending, then `id` ascending
-/// bytewise (UTF-8), which is SQLite's BINARY collation. The order is total.
+/// The position of a chat in its list (SPEC §2): the pin band first — pinned chats by `pinOrder`
+/// descending, above every unpinned chat (`pinOrder` 0) — then `lastMessageDate` descending, then
+/// `id` ascending bytewise (UTF-8), which is SQLite's BINARY collation. The order is total.
 ///
-/// `a < b` means that `a` comes before (above) `b` in the list. It is a type of its own so that
-/// pinned chats can join the key later without touching its users.
+/// `a < b` means that `a` comes before (above) `b` in the list. This is the one comparison of
+/// chats: the store's list-order index, the live index and the tests all use it.
 public struct ChatOrderKey: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// 0 for an unpinned chat; a pinned chat's place in the pin band, the highest on top.
+    public var pinOrder: Int64
     public var lastMessageDate: Int64
     public var id: String
 
     @inlinable
-    public init(lastMessageDate: Int64, id: String) {
+    public init(pinOrder: Int64 = 0, lastMessageDate: Int64, id: String) {
+        self.pinOrder = pinOrder
         self.lastMessageDate = lastMessageDate
         self.id = id
     }
 
     @inlinable
     public static func < (lhs: ChatOrderKey, rhs: ChatOrderKey) -> Bool {
+        if lhs.pinOrder != rhs.pinOrder { return lhs.pinOrder > rhs.pinOrder }
         if lhs.lastMessageDate != rhs.lastMessageDate { return lhs.lastMessageDate > rhs.lastMessageDate }
         return bytewiseLess(lhs.id, rhs.id)
     }
 
-    public var description: String { "(\(lastMessageDate), \(id))" }
+    public var description: String {
+        pinOrder > 0 ? "(pin \(pinOrder), \(lastMessageDate), \(id))" : "(\(lastMessageDate), \(id))"
+    }
 }
 
 /// Compares two strings by their UTF-8 bytes, as SQLite's BINARY collation does.

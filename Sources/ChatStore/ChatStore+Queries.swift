@@ -11,7 +11,10 @@ extension ChatStore {
         ORDER BY latest.sequence
         """
     static let allRowsSQL = "SELECT rowid, \(chatColumns) FROM chat"
-    static let pageSQL = "SELECT \(chatColumns) FROM chat ORDER BY last_message_date DESC, id ASC LIMIT ?1 OFFSET ?2"
+    static let pageSQL = """
+        SELECT \(chatColumns) FROM chat WHERE list = ?3 AND (?4 = 0 OR unread > 0)
+        ORDER BY pin_order DESC, last_message_date DESC, id ASC LIMIT ?1 OFFSET ?2
+        """
 
     /// The sequence number of the latest change-log row (0 when none).
     public func latestChangeSequence() throws -> Int64 {
@@ -21,8 +24,12 @@ extension ChatStore {
     /// Every chat changed after `sequence`, once each, in the order of its latest change, with
     /// its current row (nil when it was removed), and the highest sequence read — all from one
     /// read transaction, so they describe one moment.
+    ///
+    /// - Throws: `ChatStoreError.changeLogGap` when changes after `sequence` were pruned.
     public func changes(after sequence: Int64) throws -> (changes: [ChatChange], latestSequence: Int64) {
         try db.inTransaction(.deferred) {
+            let pruned = try prunedThrough()
+            if pruned > sequence { throw ChatStoreError.changeLogGap(after: sequence, prunedThrough: pruned) }
             let changes = try db.cachedStatement(Self.changesSQL).fetchAll(sequence) { row -> ChatChange in
                 let removed: Bool = row[1]
                 return ChatChange(chatID: row[0], chat: removed ? nil : Self.decodeChat(row, from: 2))
@@ -36,8 +43,8 @@ extension ChatStore {
         try db.cachedStatement("PRAGMA data_version").fetchValue(Int64.self) ?? 0
     }
 
-    /// The whole chat list in list order and the change sequence it reflects, from one read
-    /// transaction.
+    /// Every chat, list by list (`archive`, then `main`), each in list order, and the change
+    /// sequence they reflect, from one read transaction.
     ///
     /// Walking the list-order index costs one random row lookup per chat (seconds at 1,000,000
     /// chats). Instead, the covering index gives each row's slot in list order, then one scan of
@@ -72,12 +79,12 @@ extension ChatStore {
         }
     }
 
-    /// Each chat row's index in the chat list, by rowid, from the covering list-order index.
+    /// Each chat row's index in the lists' order, by rowid, from the covering list-order index.
     private func listSlotsByRowID() throws -> RowIDSlots {
         let count = try chatCount()
         let maxRowID = try db.cachedStatement("SELECT MAX(rowid) FROM chat").fetchValue(Int64.self) ?? 0
         var slots = RowIDSlots(maxRowID: maxRowID, chatCount: count)
-        try db.cachedStatement("SELECT rowid FROM chat ORDER BY last_message_date DESC, id ASC").forEachRow([]) {
+        try db.cachedStatement("SELECT rowid FROM chat ORDER BY list, pin_order DESC, last_message_date DESC, id ASC").forEachRow([]) {
             slots.append(rowID: $0[0])
         }
         return slots
@@ -88,31 +95,57 @@ extension ChatStore {
         try db.cachedStatement("SELECT chats FROM store_count WHERE id = 0").fetchValue(Int.self) ?? 0
     }
 
-    /// The chats at `offset..<offset+limit` of the chat list.
-    public func chats(offset: Int, limit: Int) throws -> [Chat] {
+    /// The size and unread counters of `list`, as every event keeps them. O(1).
+    public func counters(of list: ChatList) throws -> ListCounters {
+        try db.cachedStatement("""
+            SELECT total, chats, messages, unmuted_chats, unmuted_messages FROM list_counters WHERE list = ?1
+            """).fetchOne(list.rawValue) { row in
+            ListCounters(
+                total: row[0],
+                unread: UnreadCounters(chats: row[1], messages: row[2], unmutedChats: row[3], unmutedMessages: row[4]))
+        } ?? ListCounters()
+    }
+
+    /// The chats at `offset..<offset+limit` of a list (of its chats with unread messages when
+    /// `view.unreadOnly`).
+    ///
+    /// - Complexity: O(log n + offset + limit) for a whole list; an unread-only page also walks
+    ///   past the read chats before it.
+    public func chats(in view: ChatListView = .main, offset: Int, limit: Int) throws -> [Chat] {
         if offset < 0 { throw ChatError.invalidParams(field: "offset", reason: "must be 0 or more, not \(offset)") }
         if limit < 0 { throw ChatError.invalidParams(field: "limit", reason: "must be 0 or more, not \(limit)") }
-        return try db.cachedStatement(Self.pageSQL).fetchAll(limit, offset) { Self.decodeChat($0) }
+        return try db.cachedStatement(Self.pageSQL).fetchAll(limit, offset, view.list.rawValue, view.unreadOnly) {
+            Self.decodeChat($0)
+        }
+    }
+
+    /// A page of a list with the list's counters, from one read transaction.
+    public func page(of view: ChatListView, offset: Int, limit: Int) throws -> (counters: ListCounters, items: [Chat]) {
+        try db.inTransaction(.deferred) {
+            (try counters(of: view.list), try chats(in: view, offset: offset, limit: limit))
+        }
     }
 
     public func chat(id: String) throws -> Chat? {
         try fetchChat(id: id)
     }
 
-    /// The index of each chat in the chat list, nil for an unknown id (an invalid id is
-    /// `invalidParams`). Counts the index entries before the chat's key, in one read transaction.
-    public func positions(of ids: [String]) throws -> [String: Int?] {
+    /// The index of each chat in `list`, nil for an unknown id or a chat of the other list (an
+    /// invalid id is `invalidParams`). Counts the index entries before the chat's key, in one read
+    /// transaction.
+    public func positions(of ids: [String], in list: ChatList = .main) throws -> [String: Int?] {
         for (index, id) in ids.enumerated() { try Identifier.validate(id, field: "ids[\(index)]") }
         return try db.inTransaction(.deferred) {
             var positions: [String: Int?] = [:]
-            let dateOf = try db.cachedStatement("SELECT last_message_date FROM chat WHERE id = ?1")
+            let keyOf = try db.cachedStatement("SELECT pin_order, last_message_date FROM chat WHERE id = ?1 AND list = ?2")
             let countBefore = try db.cachedStatement("""
-                SELECT (SELECT COUNT(*) FROM chat WHERE last_message_date > ?1)
-                     + (SELECT COUNT(*) FROM chat WHERE last_message_date = ?1 AND id < ?2)
+                SELECT (SELECT COUNT(*) FROM chat WHERE list = ?4 AND pin_order > ?1)
+                     + (SELECT COUNT(*) FROM chat WHERE list = ?4 AND pin_order = ?1 AND last_message_date > ?2)
+                     + (SELECT COUNT(*) FROM chat WHERE list = ?4 AND pin_order = ?1 AND last_message_date = ?2 AND id < ?3)
                 """)
             for id in ids where positions[id] == nil {
-                if let date = try dateOf.fetchValue(Int64.self, id) {
-                    positions[id] = .some(try countBefore.fetchValue(Int.self, date, id))
+                if let key = try keyOf.fetchOne(id, list.rawValue, decode: { row -> (Int64, Int64) in (row[0], row[1]) }) {
+                    positions[id] = .some(try countBefore.fetchValue(Int.self, key.0, key.1, id, list.rawValue))
                 } else {
                     positions[id] = .some(nil)
                 }
@@ -121,20 +154,50 @@ extension ChatStore {
         }
     }
 
-    /// Non-deleted messages of a chat, newest first by (sentAt, id), sent before `before`
-    /// (exclusive) when given. An invalid chat id is `invalidParams`, an unknown one `notFound`.
-    public func messages(chat chatID: String, before: Int64?, limit: Int) throws -> [Message] {
+    static let messageColumns = "id, chat_id, sender, text, sent_at, edited_at"
+    static let messagePageSQL = """
+        SELECT \(messageColumns) FROM message
+        WHERE chat_id = ?1 AND deleted = 0
+        ORDER BY sent_at DESC, id DESC LIMIT ?2
+        """
+    // A row-value bound, so that the (chat_id, sent_at DESC, id DESC) index seeks to the position.
+    static let messagePageAfterSQL = """
+        SELECT \(messageColumns) FROM message
+        WHERE chat_id = ?1 AND deleted = 0 AND (sent_at, id) < (?3, ?4)
+        ORDER BY sent_at DESC, id DESC LIMIT ?2
+        """
+
+    /// A page of a chat's non-deleted messages, newest first by (sentAt, id): those sent before
+    /// `before` (exclusive) when given, and after the position `after` when given (both bounds
+    /// apply together), at most `limit` of them, with the position to continue after when more
+    /// follow.
+    ///
+    /// - Throws: `ChatError.notFound` for an unknown chat, `invalidParams` for a limit below 1.
+    /// - Complexity: O(log m + limit) for m messages in the store (an index seek).
+    public func messages(
+        chat chatID: String, before: Int64? = nil, after: MessagePosition? = nil, limit: Int
+    ) throws -> MessagePage {
         try Identifier.validate(chatID, field: "chat")
-        if limit < 0 { throw ChatError.invalidParams(field: "limit", reason: "must be 0 or more, not \(limit)") }
+        if limit < 1 { throw ChatError.invalidParams(field: "limit", reason: "must be 1 or more, not \(limit)") }
+        // `before` is the position just ahead of every message sent at `before` (ids are never
+        // empty); the tighter of the two bounds applies.
+        var bound = after
+        if let before, bound.map({ $0.sentAt >= before }) ?? true {
+            bound = MessagePosition(sentAt: before, id: "")
+        }
         return try db.inTransaction(.deferred) {
             guard try fetchChat(id: chatID) != nil else { throw ChatError.notFound(kind: "chat", id: chatID) }
-            return try db.cachedStatement("""
-                SELECT id, chat_id, sender, text, sent_at, edited_at FROM message
-                WHERE chat_id = ?1 AND deleted = 0 AND (?2 IS NULL OR sent_at < ?2)
-                ORDER BY sent_at DESC, id DESC LIMIT ?3
-                """).fetchAll(chatID, before, limit) { row in
+            let decode = { (row: Row) in
                 Message(id: row[0], chat: row[1], sender: row[2], text: row[3], sentAt: row[4], editedAt: row[5])
             }
+            // One more than the page, to know whether another page follows.
+            let fetched = if let bound {
+                try db.cachedStatement(Self.messagePageAfterSQL).fetchAll(chatID, limit + 1, bound.sentAt, bound.id, decode: decode)
+            } else {
+                try db.cachedStatement(Self.messagePageSQL).fetchAll(chatID, limit + 1, decode: decode)
+            }
+            let items = Array(fetched.prefix(limit))
+            return MessagePage(items: items, next: fetched.count > limit ? items.last.map(MessagePosition.init(of:)) : nil)
         }
     }
 

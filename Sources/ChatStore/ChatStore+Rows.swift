@@ -10,18 +10,20 @@ struct StoredMessage {
     var sentAt: Int64
     var editedAt: Int64?
     var isDeleted: Bool
+    /// Posted since the chat was last read, and not deleted: counted in the chat's `unread`.
+    var isUnread: Bool
 }
 
 extension ChatStore {
     static let chatColumnNames = [
         "id", "title", "created_at", "last_message_id", "last_message_sender", "last_message_text",
-        "last_message_sent_at", "last_message_date", "unread", "revision",
+        "last_message_sent_at", "last_message_date", "unread", "revision", "list", "pin_order", "muted",
     ]
     /// The columns `decodeChat` reads, in its order.
     static let chatColumns = chatColumnNames.joined(separator: ", ")
     static let qualifiedChatColumns = chatColumnNames.map { "chat." + $0 }.joined(separator: ", ")
 
-    /// Decodes the ten `chatColumns` starting at column `first`.
+    /// Decodes the thirteen `chatColumns` starting at column `first`.
     static func decodeChat(_ row: Row, from first: Int32 = 0) -> Chat {
         var lastMessage: LastMessage?
         if !row.isNull(first + 3) {
@@ -30,7 +32,8 @@ extension ChatStore {
         }
         return Chat(
             id: row[first], title: row[first + 1], createdAt: row[first + 2], lastMessage: lastMessage,
-            lastMessageDate: row[first + 7], unread: row[first + 8], revision: row[first + 9])
+            lastMessageDate: row[first + 7], unread: row[first + 8], revision: row[first + 9],
+            list: ChatList(rawValue: row[first + 10]) ?? .main, pinOrder: row[first + 11], muted: row[first + 12])
     }
 
     func fetchChat(id: String) throws -> Chat? {
@@ -41,7 +44,7 @@ extension ChatStore {
         try statements.fetchMessage.fetchOne(id) { row in
             StoredMessage(
                 chatID: row[0], sender: row[1], text: row[2], originalText: row[3], sentAt: row[4],
-                editedAt: row[5], isDeleted: row[6])
+                editedAt: row[5], isDeleted: row[6], isUnread: row[7])
         }
     }
 
@@ -62,28 +65,66 @@ extension ChatStore {
         try statements.insertChat.execute(
                 chat.id, chat.title, chat.createdAt, chat.lastMessage?.id, chat.lastMessage?.sender,
                 chat.lastMessage?.text, chat.lastMessage?.sentAt, chat.lastMessageDate, chat.unread,
-                chat.revision)
+                chat.revision, chat.list.rawValue, chat.pinOrder, chat.muted)
+        try adjustCounters(chat.list, adding: chat)
+    }
+
+    /// Removes a chat row (its messages go with it) and its place in the counters.
+    func deleteChat(_ chat: Chat) throws {
+        try statements.removeChat.execute(chat.id)
+        try adjustCounters(chat.list, removing: chat)
     }
 
     /// Writes `new` over `old` when a displayed field differs, with a new revision and a change-log
-    /// row; otherwise writes nothing. Returns the chat as stored.
+    /// row, and updates the lists' counters; otherwise writes nothing. Returns the chat as stored.
     func saveChat(_ new: Chat, replacing old: Chat) throws -> Chat {
         guard new.title != old.title || new.lastMessage != old.lastMessage
             || new.lastMessageDate != old.lastMessageDate || new.unread != old.unread
+            || new.list != old.list || new.pinOrder != old.pinOrder || new.muted != old.muted
         else { return old }
         var saved = new
         saved.revision = try logChange(chatID: new.id, kind: .update)
         let lastMessage = saved.lastMessage
-        if saved.lastMessageDate == old.lastMessageDate {
+        if saved.orderKey == old.orderKey && saved.list == old.list {
             try statements.updateChat.execute(
                     saved.id, saved.title, lastMessage?.id, lastMessage?.sender, lastMessage?.text,
-                    lastMessage?.sentAt, saved.unread, saved.revision)
+                    lastMessage?.sentAt, saved.unread, saved.revision, saved.muted)
         } else {
-            try statements.updateChatAndDate.execute(
+            try statements.updateChatAndKey.execute(
                     saved.id, saved.title, lastMessage?.id, lastMessage?.sender, lastMessage?.text,
-                    lastMessage?.sentAt, saved.unread, saved.revision, saved.lastMessageDate)
+                    lastMessage?.sentAt, saved.unread, saved.revision, saved.muted, saved.lastMessageDate,
+                    saved.list.rawValue, saved.pinOrder)
+        }
+        if saved.list != old.list {
+            try adjustCounters(old.list, removing: old)
+            try adjustCounters(saved.list, adding: saved)
+        } else if saved.unread != old.unread || saved.muted != old.muted {
+            var delta = UnreadCounters()
+            delta.add(old, sign: -1)
+            delta.add(saved)
+            try adjustCounters(saved.list, total: 0, delta)
         }
         return saved
+    }
+
+    /// Adds a chat's share to the counters of `list`. O(1).
+    private func adjustCounters(_ list: ChatList, adding chat: Chat) throws {
+        var delta = UnreadCounters()
+        delta.add(chat)
+        try adjustCounters(list, total: 1, delta)
+    }
+
+    /// Takes a chat's share out of the counters of `list`. O(1).
+    private func adjustCounters(_ list: ChatList, removing chat: Chat) throws {
+        var delta = UnreadCounters()
+        delta.add(chat, sign: -1)
+        try adjustCounters(list, total: -1, delta)
+    }
+
+    private func adjustCounters(_ list: ChatList, total: Int64, _ delta: UnreadCounters) throws {
+        guard total != 0 || delta != UnreadCounters() else { return }
+        try statements.adjustCounters.execute(
+            list.rawValue, total, delta.chats, delta.messages, delta.unmutedChats, delta.unmutedMessages)
     }
 }
 

@@ -68,6 +68,67 @@ extension ChatStore {
                 WHEN (OLD.deleted = 0) <> (NEW.deleted = 0)
                 BEGIN UPDATE store_count SET messages = messages + (CASE WHEN NEW.deleted = 0 THEN 1 ELSE -1 END) WHERE id = 0; END;
             """),
+        // Chat lists, pins and mute (every chat in `main`, unpinned, unmuted); the list order
+        // index with the pin band; per-list counters kept up to date by every event; and which
+        // messages are unread, so that deleting one decrements `unread`. A chat's newest
+        // `unread` non-deleted messages (by arrival) are taken as its unread ones; a chat whose
+        // `unread` counted deleted messages is corrected, with a new revision.
+        Migration(version: 4, sql: """
+            ALTER TABLE chat ADD COLUMN list TEXT NOT NULL DEFAULT 'main';
+            ALTER TABLE chat ADD COLUMN pin_order INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE chat ADD COLUMN muted INTEGER NOT NULL DEFAULT 0;
+            DROP INDEX chat_list_order;
+            CREATE INDEX chat_list_order ON chat (list, pin_order DESC, last_message_date DESC, id ASC);
+            ALTER TABLE message ADD COLUMN unread INTEGER NOT NULL DEFAULT 0;
+            UPDATE message SET unread = 1 WHERE rowid IN (
+                SELECT ranked.rowid FROM (
+                    SELECT rowid, chat_id,
+                        row_number() OVER (PARTITION BY chat_id ORDER BY rowid DESC) AS position
+                    FROM message WHERE deleted = 0) AS ranked
+                JOIN chat ON chat.id = ranked.chat_id
+                WHERE ranked.position <= chat.unread);
+            CREATE INDEX message_unread ON message (chat_id) WHERE unread = 1;
+            CREATE TEMP TABLE unread_fix AS
+                SELECT id, (SELECT COUNT(*) FROM message WHERE chat_id = chat.id AND unread = 1) AS unread
+                FROM chat
+                WHERE unread <> (SELECT COUNT(*) FROM message WHERE chat_id = chat.id AND unread = 1);
+            INSERT INTO change_log (chat_id, kind) SELECT id, 'update' FROM unread_fix;
+            UPDATE chat SET
+                unread = (SELECT unread FROM unread_fix WHERE unread_fix.id = chat.id),
+                revision = (SELECT MAX(sequence) FROM change_log)
+            WHERE id IN (SELECT id FROM unread_fix);
+            DROP TABLE unread_fix;
+            CREATE TABLE list_counters (
+                list TEXT NOT NULL PRIMARY KEY,
+                total INTEGER NOT NULL,
+                chats INTEGER NOT NULL,
+                messages INTEGER NOT NULL,
+                unmuted_chats INTEGER NOT NULL,
+                unmuted_messages INTEGER NOT NULL
+            );
+            INSERT INTO list_counters VALUES ('main', 0, 0, 0, 0, 0), ('archive', 0, 0, 0, 0, 0);
+            UPDATE list_counters SET
+                total = (SELECT COUNT(*) FROM chat),
+                chats = (SELECT COUNT(*) FROM chat WHERE unread > 0),
+                messages = (SELECT COALESCE(SUM(unread), 0) FROM chat),
+                unmuted_chats = (SELECT COUNT(*) FROM chat WHERE unread > 0),
+                unmuted_messages = (SELECT COALESCE(SUM(unread), 0) FROM chat)
+            WHERE list = 'main';
+            """),
+        // Change-log readers (daemons) and how far the log was pruned, so that the log stays
+        // bounded and a reader that fell behind the pruning knows it (SPEC §4).
+        Migration(version: 5, sql: """
+            CREATE TABLE change_log_reader (
+                id TEXT NOT NULL PRIMARY KEY,
+                sequence INTEGER NOT NULL,
+                seen_at INTEGER NOT NULL
+            );
+            CREATE TABLE change_log_pruned (
+                only INTEGER PRIMARY KEY CHECK (only = 1),
+                sequence INTEGER NOT NULL
+            );
+            INSERT INTO change_log_pruned VALUES (1, 0);
+            """),
     ]
 
     static var latestSchemaVersion: Int { migrations.last!.version }

@@ -17,6 +17,8 @@ public final class ChatStore {
     /// Called inside a group-commit transaction just before it commits (tests use it to stop a
     /// group half-way).
     var beforeCommit: (() throws -> Void)?
+    /// This store's registration as a change-log reader, if any.
+    var reader: ChangeLogReader?
 
     /// Opens the store at `path`, creating the file when it is missing and migrating its schema.
     public init(path: String, options: StoreOptions = .init()) throws {
@@ -28,6 +30,8 @@ public final class ChatStore {
         } catch var error as SQLiteError where error.resultCode == .notADatabase {
             error.message = "'\(path)' is not a SQLite database"
             throw error
+        } catch let error as SQLiteError where !options.readOnly && [.readOnly, .cantOpen].contains(error.resultCode) {
+            throw Self.notWritable(path: path, error)
         }
         statements = try PreparedStatements(db)
     }
@@ -37,6 +41,10 @@ public final class ChatStore {
         try db.execute("PRAGMA foreign_keys = ON")
         if let cacheSizeKiB = options.cacheSizeKiB {
             try db.execute("PRAGMA cache_size = -\(max(cacheSizeKiB, 1))")
+        }
+        if let bytes = options.maxDatabaseBytes {
+            let pageSize = try db.cachedStatement("PRAGMA page_size").fetchValue(Int64.self) ?? 4096
+            try db.execute("PRAGMA max_page_count = \(max(bytes / max(pageSize, 512), 1))")
         }
         if options.readOnly {
             let version = try schemaVersion(db)

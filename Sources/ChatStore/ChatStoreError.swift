@@ -4,6 +4,16 @@ public enum ChatStoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case schemaTooNew(path: String, version: Int, supported: Int)
     /// A read-only store found a schema that needs migrating first.
     case schemaOutdated(path: String, version: Int, required: Int)
+    /// The disk (or the `maxDatabaseBytes` limit) is full: the write was not made. Writes work
+    /// again once space is freed.
+    case storageFull(path: String, detail: String)
+    /// The change log no longer holds the changes after `after`: they were pruned (up to
+    /// `prunedThrough`) while this reader was not alive. Reload the whole list.
+    case changeLogGap(after: Int64, prunedThrough: Int64)
+    /// This process cannot write the database.
+    case notWritable(path: String, reason: String)
+    /// `PRAGMA quick_check` found damage.
+    case damaged(path: String, detail: String)
 
     public var description: String {
         switch self {
@@ -11,6 +21,14 @@ public enum ChatStoreError: Error, Hashable, Sendable, CustomStringConvertible {
             "database '\(path)' has schema version \(version), newer than this chatfeed supports (\(supported)); upgrade chatfeed"
         case .schemaOutdated(let path, let version, let required):
             "database '\(path)' has schema version \(version) but version \(required) is required; open it once read-write to migrate it"
+        case .storageFull(let path, let detail):
+            "storage full: the disk holding '\(path)' (or its maxDatabaseBytes limit) has no room for this write (\(detail)); nothing was written, free some space and retry"
+        case .changeLogGap(let after, let prunedThrough):
+            "the change log was pruned up to \(prunedThrough) while this reader was at \(after)"
+        case .notWritable(let path, let reason):
+            "database '\(path)' is not writable: \(reason); fix the permissions or start read-only (--read-only)"
+        case .damaged(let path, let detail):
+            "database '\(path)' is damaged (quick_check: \(detail)); restore it from a backup (quickCheckAtStart: false skips this check)"
         }
     }
 }

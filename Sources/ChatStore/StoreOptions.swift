@@ -20,15 +20,33 @@ public struct StoreOptions: Sendable, Hashable {
     /// (`PRAGMA wal_autocheckpoint`); nil keeps SQLite's 1,000. A writer that checkpoints in a
     /// `BackgroundCheckpointer` sets it high, as a backstop.
     public var autoCheckpointPages: Int?
+    /// The most pinned chats a list holds (SPEC §2).
+    public var maxPinnedChats: Int
+    /// How many of the latest change-log entries are always kept. Older ones are pruned (by the
+    /// writes of this store) once no live reader still needs them.
+    public var changeLogRetention: Int
+    /// A registered change-log reader that has not shown a sign of life for this long is dead:
+    /// its position no longer holds back pruning (it finds a gap when it comes back).
+    public var readerTimeoutMilliseconds: Int
+    /// The largest the database file may grow, in bytes (`PRAGMA max_page_count`); a write beyond
+    /// it fails with `ChatStoreError.storageFull`, as on a full disk. Nil: no limit.
+    public var maxDatabaseBytes: Int64?
 
     public init(
         busyTimeoutMilliseconds: Int = 5000, durability: Durability = .normal,
-        cacheSizeKiB: Int? = nil, readOnly: Bool = false, autoCheckpointPages: Int? = nil
+        cacheSizeKiB: Int? = nil, readOnly: Bool = false, autoCheckpointPages: Int? = nil,
+        maxPinnedChats: Int = 5,
+        changeLogRetention: Int = 100_000, readerTimeoutMilliseconds: Int = 30_000,
+        maxDatabaseBytes: Int64? = nil
     ) {
+        self.maxPinnedChats = maxPinnedChats
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         self.durability = durability
         self.cacheSizeKiB = cacheSizeKiB
         self.readOnly = readOnly
         self.autoCheckpointPages = autoCheckpointPages
+        self.changeLogRetention = changeLogRetention
+        self.readerTimeoutMilliseconds = readerTimeoutMilliseconds
+        self.maxDatabaseBytes = maxDatabaseBytes
     }
 }

@@ -81,6 +81,8 @@ extension ChatfeedConfiguration {
         let value: JSONValue
         if key == "database" || key == "durability" || key == "logLevel" {
             value = .string(text)
+        } else if key == "quickCheckAtStart", let flag = Bool(text) {
+            value = .bool(flag)
         } else if let integer = Int64(text) {
             value = .integer(integer)
         } else if let double = Double(text), let number = JSONValue.double(double),
@@ -101,6 +103,10 @@ extension ChatfeedConfiguration {
             ("pollIntervalMilliseconds", pollIntervalMilliseconds), ("maxLineBytes", maxLineBytes),
             ("defaultMaxInFlight", defaultMaxInFlight), ("groupCommitMaxEvents", groupCommitMaxEvents),
             ("maxSubscriptions", maxSubscriptions), ("maxPendingChats", maxPendingChats),
+            ("maxPinnedChats", maxPinnedChats),
+            ("groupCommitMaxMilliseconds", groupCommitMaxMilliseconds), ("changeLogRetention", changeLogRetention),
+            ("changeLogReaderTimeoutMilliseconds", changeLogReaderTimeoutMilliseconds),
+            ("maxDatabaseMiB", maxDatabaseMiB), ("checkpointIntervalMilliseconds", checkpointIntervalMilliseconds),
         ] {
             try copy.set(key, to: .integer(Int64(value)), source: source)
         }
@@ -147,7 +153,16 @@ extension ChatfeedConfiguration {
         case "groupCommitMaxEvents": groupCommitMaxEvents = try integer()
         case "maxSubscriptions": maxSubscriptions = try integer()
         case "maxPendingChats": maxPendingChats = try integer()
+        case "maxPinnedChats": maxPinnedChats = try integer()
         case "logLevel": logLevel = try choice(LogLevel.self)
+        case "groupCommitMaxMilliseconds": groupCommitMaxMilliseconds = try integer()
+        case "changeLogRetention": changeLogRetention = try integer()
+        case "changeLogReaderTimeoutMilliseconds": changeLogReaderTimeoutMilliseconds = try integer()
+        case "maxDatabaseMiB": maxDatabaseMiB = try integer()
+        case "checkpointIntervalMilliseconds": checkpointIntervalMilliseconds = try integer()
+        case "quickCheckAtStart":
+            guard case .bool(let flag) = value else { throw wrongType("true or false") }
+            quickCheckAtStart = flag
         case "resetThreshold":
             guard let ratio = value.numberValue?.doubleValue else { throw wrongType("a number") }
             resetThreshold = try Self.checkedResetThreshold(ratio, source: source)

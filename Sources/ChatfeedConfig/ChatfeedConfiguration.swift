@@ -30,9 +30,9 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
     public var maxLineBytes = 1_048_576
     /// `maxInFlight` of a subscription that does not choose one.
     public var defaultMaxInFlight = 1
-    /// The daemon sends `feed.reset` instead of a batch and its deferred batch when their
-    /// operations exceed `resetThreshold ×` the rows of the subscription's list.
-    public var resetThreshold = 1.0
+    /// The daemon sends `feed.reset` instead of a batch and its deferred batch when they would be
+    /// larger on the wire than `resetThreshold ×` the reset (sizes estimated from counts).
+    public var resetThreshold = 1.5
     /// The most events committed in one transaction (group commit).
     public var groupCommitMaxEvents = 1000
     /// The most feed subscriptions a daemon serves at once (−32005 beyond).
@@ -41,6 +41,26 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
     /// beyond that its next notification is a `feed.reset` of its window.
     public var maxPendingChats = 1000
     public var logLevel = LogLevel.info
+    /// The most pinned chats a list holds; pinning one more is a conflict.
+    public var maxPinnedChats = 5
+    /// The longest the daemon holds the write lock for one group commit; other processes'
+    /// writers (the CLI) get the lock between groups.
+    public var groupCommitMaxMilliseconds = 20
+    /// Change-log entries always kept; older ones are pruned once every live reader has read them.
+    public var changeLogRetention = 100_000
+    /// A daemon that has not shown a sign of life for this long no longer holds back the
+    /// pruning of the change log (it reloads and sends resets if it comes back after a prune).
+    public var changeLogReaderTimeoutMilliseconds = 30_000
+    /// Run `PRAGMA quick_check` when the daemon starts, and refuse a damaged database (about a
+    /// second per GB; turn it off for very large files).
+    public var quickCheckAtStart = true
+    /// The largest the database file may grow, in MiB (0: no limit); beyond it writes fail with
+    /// −32004 storage full, as on a full disk.
+    public var maxDatabaseMiB = 0
+    /// How long after a commit the daemon's background checkpoint copies the write-ahead log into
+    /// the database file; longer copies a page changed by many commits once (fewer bytes written)
+    /// and lets the `-wal` file grow larger in between.
+    public var checkpointIntervalMilliseconds = 50
 
     /// The built-in defaults (equal to `Config/chatfeed.json`).
     public init() {}
@@ -51,7 +71,9 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
     public static let keys = [
         "database", "busyTimeoutMilliseconds", "durability", "cacheSizeKiB", "pollIntervalMilliseconds",
         "maxLineBytes", "defaultMaxInFlight", "resetThreshold", "groupCommitMaxEvents", "maxSubscriptions",
-        "maxPendingChats", "logLevel",
+        "maxPendingChats", "logLevel", "maxPinnedChats",
+        "groupCommitMaxMilliseconds", "changeLogRetention", "changeLogReaderTimeoutMilliseconds",
+        "quickCheckAtStart", "maxDatabaseMiB", "checkpointIntervalMilliseconds",
     ]
 
     /// The allowed range of each integer key.
@@ -64,6 +86,12 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
         "groupCommitMaxEvents": 1...1_000_000,
         "maxSubscriptions": 1...1_000_000,
         "maxPendingChats": 1...100_000_000,
+        "maxPinnedChats": 0...1000,
+        "groupCommitMaxMilliseconds": 1...60_000,
+        "changeLogRetention": 1...Int(Int32.max),
+        "changeLogReaderTimeoutMilliseconds": 1...Int(Int32.max),
+        "maxDatabaseMiB": 0...Int(Int32.max),
+        "checkpointIntervalMilliseconds": 1...60_000,
     ]
 
     /// The configuration as a JSON file: every key, one per line, in `keys` order.
@@ -89,7 +117,9 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
             quoted(database), String(busyTimeoutMilliseconds), quoted(durability.rawValue), String(cacheSizeKiB),
             String(pollIntervalMilliseconds), String(maxLineBytes), String(defaultMaxInFlight),
             String(resetThreshold), String(groupCommitMaxEvents), String(maxSubscriptions), String(maxPendingChats),
-            quoted(logLevel.rawValue),
+            quoted(logLevel.rawValue), String(maxPinnedChats),
+            String(groupCommitMaxMilliseconds), String(changeLogRetention), String(changeLogReaderTimeoutMilliseconds),
+            String(quickCheckAtStart), String(maxDatabaseMiB), String(checkpointIntervalMilliseconds),
         ]
         let lines = zip(Self.keys, values).map { "  \"\($0)\": \($1)" }
         return "{\n" + lines.joined(separator: ",\n") + "\n}\n"

@@ -1,3 +1,4 @@
+import ChatStore
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -32,8 +33,10 @@ public final class ChatfeedDaemon: Service, Sendable {
                 try await withCheckedThrowingContinuation { (finished: CheckedContinuation<Void, any Error>) in
                     let thread = Thread { [self] in
                         do {
+                            let writer = OutputWriter(fileDescriptor: self.output)
+                            writer.shutdownRequestedAt = { shutdown.requestedAt }
                             let engine = try Engine(
-                                options: options, logger: logger, input: input, output: output,
+                                options: options, logger: logger, input: input, output: writer,
                                 queue: queue, shutdown: shutdown)
                             engine.run()
                             finished.resume()
@@ -61,5 +64,8 @@ public struct DaemonStartError: Error, CustomStringConvertible {
     public var database: String
     public var underlying: any Error
 
-    public var description: String { "cannot open the database '\(database)': \(underlying)" }
+    public var description: String {
+        // The store's own errors already name the database.
+        underlying is ChatStoreError ? "\(underlying)" : "cannot open the database '\(database)': \(underlying)"
+    }
 }

@@ -20,12 +20,14 @@ final class Engine: @unchecked Sendable {
     private let options: ServerOptions
     private let logger: Logger
     private let store: ChatStore
-    /// Checkpoints the WAL on its own thread, so that commits here never wait for an fsync.
-    private let checkpointer: BackgroundCheckpointer
+    /// Checkpoints the WAL on its own thread, so that commits here never wait for an fsync
+    /// (nil when read-only).
+    private let checkpointer: BackgroundCheckpointer?
     private let feed: LiveFeed
     private let queue: InputQueue
-    private let output: OutputWriter
-    private let inputDescriptor: Int32
+    private let output: any EngineOutput
+    /// stdin for the daemon; nil in-process, where `InProcessEngine.send` fills the queue.
+    private let inputDescriptor: Int32?
     private var framer: LineFramer
     private var lastSequence: Int64
     private var lastDataVersion: Int64
@@ -33,11 +35,14 @@ final class Engine: @unchecked Sendable {
     private var pendingWrites: [PendingWrite] = []
     private let shutdown: ShutdownRequest
     private let startedAt = Date()
+    /// Transactions committed by group commits, and the writes they held (logged at exit).
+    private var groupCommits = 0
+    private var groupedWrites = 0
 
     /// Opens (or creates) the database and loads the chat list. `queue` and `shutdown` are the
     /// daemon's, so that a shutdown can be requested while this still loads.
     init(
-        options: ServerOptions, logger: Logger, input: Int32, output: Int32, queue: InputQueue,
+        options: ServerOptions, logger: Logger, input: Int32?, output: any EngineOutput, queue: InputQueue,
         shutdown: ShutdownRequest
     ) throws {
         self.options = options
@@ -47,18 +52,27 @@ final class Engine: @unchecked Sendable {
         var storeOptions = options.store
         storeOptions.autoCheckpointPages = storeOptions.autoCheckpointPages ?? 16_384
         store = try ChatStore(path: options.databasePath, options: storeOptions)
-        checkpointer = try BackgroundCheckpointer(
-            path: options.databasePath, busyTimeoutMilliseconds: storeOptions.busyTimeoutMilliseconds)
+        // Refuse at once what would fail every write later.
+        if !storeOptions.readOnly { try store.checkWritable() }
+        if options.quickCheckAtStart { try store.checkIntegrity() }
+        checkpointer = storeOptions.readOnly ? nil : try BackgroundCheckpointer(
+            path: options.databasePath, busyTimeoutMilliseconds: storeOptions.busyTimeoutMilliseconds,
+            interval: Double(options.checkpointIntervalMilliseconds) / 1000)
         // data_version first: a commit by another process during the load then shows as a
         // change, and the first round catches up on it.
         lastDataVersion = try store.dataVersion()
         let loaded = try store.allChats()
+        if !storeOptions.readOnly {
+            // A change pruned before this registration shows as a gap at the first catch-up.
+            try store.registerReader(
+                "chatfeedd-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: .min ... .max))",
+                at: loaded.latestSequence)
+        }
         feed = LiveFeed(chats: loaded.chats, options: options.feed)
         lastSequence = loaded.latestSequence
         framer = LineFramer(maxLineBytes: options.maxLineBytes)
         inputDescriptor = input
-        self.output = OutputWriter(fileDescriptor: output)
-        self.output.shutdownRequestedAt = { [shutdown] in shutdown.requestedAt }
+        self.output = output
         logger.info("loaded chat list", metadata: [
             "chats": "\(loaded.chats.count)", "changeSequence": "\(loaded.latestSequence)",
             "database": "\(options.databasePath)",
@@ -68,7 +82,7 @@ final class Engine: @unchecked Sendable {
     /// Runs until end of input, a shutdown request or a closed output; then commits what is
     /// pending and flushes.
     func run() {
-        InputReader.start(fileDescriptor: inputDescriptor, into: queue)
+        if let inputDescriptor { InputReader.start(fileDescriptor: inputDescriptor, into: queue) }
         // With change notifications the poll is only a safety net, so an idle daemon sleeps.
         let watching = DatabaseWatcher.start(databasePath: options.databasePath, into: queue)
         let pollInterval = Double(watching ? max(options.pollIntervalMilliseconds, 1000) : options.pollIntervalMilliseconds) / 1000
@@ -96,7 +110,26 @@ final class Engine: @unchecked Sendable {
         queue.stop()
         process(queue.takeAll(waitingAtMost: 0))
         output.flush()
-        checkpointer.stop()
+        closeStore()
+    }
+
+    /// Leaves the database file whole on its own: the `-wal` file is checkpointed into it and
+    /// emptied (a copy of the `.sqlite` file alone then holds every acknowledged write).
+    private func closeStore() {
+        logger.info("closing the database", metadata: [
+            "groupCommits": "\(groupCommits)", "writes": "\(groupedWrites)",
+            "writesPerGroup": "\(groupCommits == 0 ? 0 : groupedWrites / groupCommits)",
+        ])
+        checkpointer?.stop()
+        guard !options.store.readOnly else { return }
+        do {
+            try store.unregisterReader()
+            if try !store.checkpoint(truncate: true) {
+                logger.warning("the write-ahead log could not be emptied: another process is reading the database")
+            }
+        } catch {
+            logger.error("final checkpoint failed", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Handles input in order and commits the writes among it. Returns false at end of input.
@@ -169,7 +202,7 @@ final class Engine: @unchecked Sendable {
             }
             enqueue(released)
         } catch {
-            respond(id: request.id, error: RPCError(mapping: error), isNotification: request.isNotification, method: request.method)
+            respond(id: request.id, error: Self.rpcError(error), isNotification: request.isNotification, method: request.method)
         }
         flushOutputBuffer()
     }
@@ -181,30 +214,38 @@ final class Engine: @unchecked Sendable {
         case .write:
             preconditionFailure("writes are committed in groups")
         case .listChats(let params):
-            let items = feed.index.chats(from: params.offset, count: params.limit)
-            return (.raw { WireResults.appendChatsList(total: self.feed.index.count, items: items, to: &$0) }, [])
+            let items = feed.index.chats(from: params.offset, count: params.limit, in: params.view)
+            let counters = feed.index.counters(of: params.view.list)
+            return (.raw {
+                WireResults.appendChatsList(total: counters.total, unread: counters.unread, items: items, to: &$0)
+            }, [])
         case .locateChats(let params):
+            let view = ChatListView(list: params.list)
             return (.value(WireResults.chatsLocate(
-                total: feed.index.count, indices: params.ids.map { ($0, feed.index.index(of: $0)) })), [])
+                total: feed.index.count(of: view), indices: params.ids.map { ($0, feed.index.index(of: $0, in: view)) })), [])
         case .listMessages(let params):
-            return (.value(WireResults.messagesList(
-                items: try store.messages(chat: params.chat, before: params.before, limit: params.limit))), [])
+            let page = try store.messages(chat: params.chat, before: params.before, after: params.after, limit: params.limit)
+            return (.value(WireResults.messagesList(chat: params.chat, page: page)), [])
         case .subscribe(let params):
-            let snapshot = try feed.subscribe(limit: params.limit, maxInFlight: params.maxInFlight, known: params.known)
+            let snapshot = try feed.subscribe(
+                view: params.view, limit: params.limit, maxInFlight: params.maxInFlight, known: params.known)
             logger.info("subscribed", metadata: [
                 "subscription": "\(snapshot.subscription)", "limit": "\(params.limit.map(String.init) ?? "all")",
+                "list": "\(params.view)",
                 "known": "\(params.known.map { String($0.count) } ?? "none")",
                 "resumedWith": "\(params.known == nil ? "items" : snapshot.batches.map { "\($0.count) batches" } ?? "items (reset rule)")",
             ])
             if let batches = snapshot.batches {
                 return (.raw {
                     WireResults.appendFeedSubscribe(
-                        subscription: snapshot.subscription, total: snapshot.total, batches: batches, to: &$0)
+                        subscription: snapshot.subscription, count: snapshot.items.count, total: snapshot.counts.total,
+                        unread: snapshot.counts.unread, batches: batches, to: &$0)
                 }, [])
             }
             return (.raw {
                 WireResults.appendFeedSubscribe(
-                    subscription: snapshot.subscription, total: snapshot.total, items: snapshot.items, to: &$0)
+                    subscription: snapshot.subscription, total: snapshot.counts.total, unread: snapshot.counts.unread,
+                    items: snapshot.items, to: &$0)
             }, [])
         case .ack(let params):
             return (.value(.object([:])), try feed.acknowledge(params.subscription, seq: Int(params.seq)))
@@ -227,6 +268,8 @@ final class Engine: @unchecked Sendable {
         let subscriptions = feed.subscriptionStats.map { subscription -> JSONValue in
             .object([
                 "subscription": .string(subscription.subscription),
+                "list": .string(subscription.view.list.rawValue),
+                "unreadOnly": .bool(subscription.view.unreadOnly),
                 "limit": subscription.limit.map(JSONValue.integer) ?? .null,
                 "maxInFlight": .integer(subscription.maxInFlight),
                 "lastSentSeq": .integer(subscription.lastSentSeq),
@@ -248,33 +291,62 @@ final class Engine: @unchecked Sendable {
     // MARK: Writes and the feed
 
     private func queueWrite(id: JSONValue?, method: String, _ event: Result<ChatEvent, RPCError>) {
+        var event = event
+        if options.store.readOnly, case .success = event {
+            event = .failure(RPCError(
+                code: RPCError.readOnly, message: "read-only: chatfeedd was started with --read-only and takes no writes"))
+        }
         pendingWrites.append(PendingWrite(id: id, method: method, event: event))
         if pendingWrites.count >= options.groupCommitMaxEvents { commitPendingWrites() }
     }
 
-    /// Commits the pending writes in one transaction, answers each in order, and sends the batches.
+    /// Commits the pending writes, answers each in order, and sends the batches: one
+    /// transaction, or several when a group would hold the write lock longer than
+    /// `groupCommitMaxMilliseconds` (each answered and sent before the next begins).
     private func commitPendingWrites() {
         guard !pendingWrites.isEmpty else { return }
-        let writes = pendingWrites
+        var writes = pendingWrites[...]
         pendingWrites.removeAll(keepingCapacity: true)
+        while !writes.isEmpty {
+            guard let committed = commitGroup(writes) else { return }
+            writes = writes.dropFirst(committed)
+        }
+    }
+
+    /// Commits a prefix of `writes` in one transaction and answers it; returns the number of
+    /// writes answered, nil when the transaction failed (every write is then answered with the error).
+    private func commitGroup(_ writes: ArraySlice<PendingWrite>) -> Int? {
         let events = writes.compactMap { try? $0.event.get() }
         var outcomes: [Result<EventResult, ChatError>]
         do {
-            outcomes = events.isEmpty ? [] : try store.apply(events)
+            outcomes = events.isEmpty ? [] : try store.apply(
+                events, lockLimit: .milliseconds(options.groupCommitMaxMilliseconds))
         } catch {
             logger.error("group commit failed: nothing of it was written", metadata: [
                 "writes": "\(writes.count)", "error": "\(error)",
             ])
-            let failure = RPCError(mapping: error)
+            let failure = Self.rpcError(error)
             for write in writes {
                 let error = if case .failure(let invalid) = write.event { invalid } else { failure }
                 respond(id: write.id, error: error, isNotification: write.id == nil, method: write.method)
             }
             flushOutputBuffer()
-            return
+            return nil
+        }
+        groupCommits += 1
+        groupedWrites += outcomes.count
+        // The writes answered now: up to the last applied event and the invalid ones after it.
+        var committed = 0
+        var applied = 0
+        for write in writes {
+            if case .success = write.event {
+                if applied == outcomes.count { break }
+                applied += 1
+            }
+            committed += 1
         }
         outcomes.reverse()
-        for write in writes {
+        for write in writes.prefix(committed) {
             switch write.event {
             case .failure(let error):
                 respond(id: write.id, error: error, isNotification: write.id == nil, method: write.method)
@@ -288,10 +360,19 @@ final class Engine: @unchecked Sendable {
             }
         }
         flushOutputBuffer()
-        checkpointer.commitHappened()
+        checkpointer?.commitHappened()
         catchUp()
         // Answer as soon as the group is durable, not at the end of the round.
         output.flush()
+        return committed
+    }
+
+    /// The JSON-RPC error for a failure; a full disk has its own code.
+    private static func rpcError(_ error: any Error) -> RPCError {
+        if case .storageFull = error as? ChatStoreError {
+            return RPCError(code: RPCError.storageFull, message: "\(error)")
+        }
+        return RPCError(mapping: error)
     }
 
     /// Picks up commits of other processes: cheap when there are none (one PRAGMA).
@@ -314,10 +395,40 @@ final class Engine: @unchecked Sendable {
             guard latest > lastSequence else { return true }
             lastSequence = latest
             enqueue(feed.apply(changes))
+            noteReaderPosition()
             return true
+        } catch ChatStoreError.changeLogGap(let after, let prunedThrough) {
+            logger.warning("changes were pruned while this daemon was not reading: reloading, every subscriber gets a reset", metadata: [
+                "seen": "\(after)", "prunedThrough": "\(prunedThrough)",
+            ])
+            return reload()
         } catch {
             logger.error("cannot read the change log", metadata: ["error": "\(error)"])
             return false
+        }
+    }
+
+    /// Reloads the whole list after a gap in the change log and resets every subscription.
+    private func reload() -> Bool {
+        do {
+            let loaded = try store.allChats()
+            lastSequence = loaded.latestSequence
+            enqueue(feed.reload(chats: loaded.chats))
+            noteReaderPosition()
+            return true
+        } catch {
+            logger.error("cannot reload the chat list", metadata: ["error": "\(error)"])
+            return false
+        }
+    }
+
+    /// Tells the store how far this daemon has read the change log (written now and then).
+    private func noteReaderPosition() {
+        guard !options.store.readOnly else { return }
+        do {
+            try store.readerReached(lastSequence)
+        } catch {
+            logger.warning("cannot record the change-log position", metadata: ["error": "\(error)"])
         }
     }
 
@@ -343,15 +454,17 @@ final class Engine: @unchecked Sendable {
     private func enqueue(_ notifications: [FeedNotification]) {
         for notification in notifications {
             switch notification {
-            case .batch(let subscription, let seq, let count, let total, let batch):
+            case .batch(let subscription, let seq, let counts, let batch):
                 RPCMessage.appendNotification(method: WireMethod.feedBatchNotification, to: &outputBuffer) {
                     WireResults.appendFeedBatch(
-                        subscription: subscription, seq: Int64(seq), count: count, total: total, batch: batch, to: &$0)
+                        subscription: subscription, seq: Int64(seq), count: counts.count, total: counts.total,
+                        unread: counts.unread, batch: batch, to: &$0)
                 }
-            case .reset(let subscription, let seq, let count, let total, let items):
+            case .reset(let subscription, let seq, let counts, let items):
                 RPCMessage.appendNotification(method: WireMethod.feedResetNotification, to: &outputBuffer) {
                     WireResults.appendFeedReset(
-                        subscription: subscription, seq: Int64(seq), count: count, total: total, items: items, to: &$0)
+                        subscription: subscription, seq: Int64(seq), count: counts.count, total: counts.total,
+                        unread: counts.unread, items: items, to: &$0)
                 }
             }
         }

@@ -16,10 +16,20 @@ public struct ServerOptions: Sendable {
     public var maxLineBytes: Int
     /// The most writes committed in one transaction.
     public var groupCommitMaxEvents: Int
+    /// The longest the daemon holds the write lock for one group commit, so that other
+    /// processes' writers get in between groups.
+    public var groupCommitMaxMilliseconds: Int
+    /// Run `PRAGMA quick_check` at start and refuse a damaged database.
+    public var quickCheckAtStart: Bool
+    /// How long after a commit the background checkpoint copies the write-ahead log into the
+    /// database: pages changed by several commits in between are copied once.
+    public var checkpointIntervalMilliseconds: Int
 
     public init(
         databasePath: String, store: StoreOptions = StoreOptions(), feed: FeedOptions = FeedOptions(),
-        pollIntervalMilliseconds: Int = 20, maxLineBytes: Int = 1 << 20, groupCommitMaxEvents: Int = 1000
+        pollIntervalMilliseconds: Int = 20, maxLineBytes: Int = 1 << 20, groupCommitMaxEvents: Int = 1000,
+        groupCommitMaxMilliseconds: Int = 20, quickCheckAtStart: Bool = true,
+        checkpointIntervalMilliseconds: Int = 50
     ) {
         self.databasePath = databasePath
         self.store = store
@@ -27,6 +37,9 @@ public struct ServerOptions: Sendable {
         self.pollIntervalMilliseconds = pollIntervalMilliseconds
         self.maxLineBytes = maxLineBytes
         self.groupCommitMaxEvents = groupCommitMaxEvents
+        self.groupCommitMaxMilliseconds = groupCommitMaxMilliseconds
+        self.quickCheckAtStart = quickCheckAtStart
+        self.checkpointIntervalMilliseconds = checkpointIntervalMilliseconds
     }
 }
 
@@ -44,7 +57,10 @@ extension ServerOptions {
                 maxSubscriptions: configuration.maxSubscriptions, maxPendingChats: configuration.maxPendingChats),
             pollIntervalMilliseconds: configuration.pollIntervalMilliseconds,
             maxLineBytes: configuration.maxLineBytes,
-            groupCommitMaxEvents: configuration.groupCommitMaxEvents)
+            groupCommitMaxEvents: configuration.groupCommitMaxEvents,
+            groupCommitMaxMilliseconds: configuration.groupCommitMaxMilliseconds,
+            quickCheckAtStart: configuration.quickCheckAtStart,
+            checkpointIntervalMilliseconds: configuration.checkpointIntervalMilliseconds)
     }
 }
 
@@ -54,7 +70,10 @@ extension ChatfeedConfiguration {
         StoreOptions(
             busyTimeoutMilliseconds: busyTimeoutMilliseconds,
             durability: durability == .full ? .full : .normal,
-            cacheSizeKiB: cacheSizeKiB)
+            cacheSizeKiB: cacheSizeKiB, maxPinnedChats: maxPinnedChats,
+            changeLogRetention: changeLogRetention,
+            readerTimeoutMilliseconds: changeLogReaderTimeoutMilliseconds,
+            maxDatabaseBytes: maxDatabaseMiB == 0 ? nil : Int64(maxDatabaseMiB) << 20)
     }
 
     /// The swift-log level of `logLevel`.

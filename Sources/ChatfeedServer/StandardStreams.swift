@@ -33,7 +33,7 @@ enum InputReader {
 /// A closed pipe marks the writer closed instead of killing the process (SIGPIPE is ignored by
 /// the daemon). A reader that stops reading can never hold the daemon for more than
 /// `shutdownGrace` after a shutdown was requested.
-final class OutputWriter {
+final class OutputWriter: EngineOutput {
     private let fileDescriptor: Int32
     private(set) var isClosed = false
     private var pending: [UInt8] = []

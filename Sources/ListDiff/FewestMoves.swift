@@ -30,6 +30,53 @@ public enum FewestMoves {
         return stays
     }
 
+    /// Which common items stay, given an increasing chain of them (`inChain`, for instance the rows
+    /// an alignment of the two lists kept) that leaves few out: the same choice as
+    /// `select(newRanks:)`, found by deciding again only the items that could change it. An item
+    /// left out can stay only by displacing the chain items it is out of order with; when those are
+    /// more than the items left out, no best choice does that, so only the other items left out
+    /// and the chain items they displace are decided again.
+    ///
+    /// - Complexity: O(c + r log r) for c common items, r ≤ f (f + 1) of them decided again, f left out.
+    @inlinable
+    public static func select(newRanks: [Int], improving inChain: [Bool]) -> [Bool] {
+        let count = newRanks.count
+        precondition(inChain.count == count, "inChain must have one flag per common item")
+        var chainAtRank = [Bool](repeating: false, count: count)
+        var chain: [Int] = []
+        var outside: [(item: Int, chainBefore: Int)] = []
+        for k in 0..<count {
+            if inChain[k] {
+                chainAtRank[newRanks[k]] = true
+                chain.append(k)
+            } else {
+                outside.append((k, chain.count))
+            }
+        }
+        if outside.isEmpty { return inChain }
+        var chainBeforeRank = [Int](repeating: 0, count: count + 1)
+        for r in 0..<count { chainBeforeRank[r + 1] = chainBeforeRank[r] + (chainAtRank[r] ? 1 : 0) }
+        var decideAgain = [Bool](repeating: false, count: count)
+        for (item, chainBeforeOld) in outside {
+            let chainBeforeNew = chainBeforeRank[newRanks[item]]
+            let displaced = Swift.min(chainBeforeOld, chainBeforeNew)..<Swift.max(chainBeforeOld, chainBeforeNew)
+            if displaced.count > outside.count { continue }
+            decideAgain[item] = true
+            for position in displaced { decideAgain[chain[position]] = true }
+        }
+        var candidates: [Int] = []
+        var positions: [Int] = []
+        var wentUp: [Bool] = []
+        for k in 0..<count where decideAgain[k] {
+            candidates.append(k)
+            positions.append(newRanks[k])
+            wentUp.append(newRanks[k] < k)
+        }
+        var stays = inChain
+        for (k, stay) in zip(candidates, select(newPositions: positions, wentUp: wentUp)) { stays[k] = stay }
+        return stays
+    }
+
     /// Which of some candidate items stay, when the caller knows which went up: a longest strictly
     /// increasing subsequence of `newPositions` (distinct, in any range), and among those one with
     /// the most items that did not go up. The feed uses it for the few chats whose order key

@@ -12,6 +12,7 @@ public final class BackgroundCheckpointer: @unchecked Sendable {
     private let condition = NSCondition()
     private var pendingCommits = false
     private var stopped = false
+    private var finished = false
     private let interval: TimeInterval
 
     /// Opens a second connection to `path` and starts the thread.
@@ -36,11 +37,12 @@ public final class BackgroundCheckpointer: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Ends the thread after its current checkpoint.
+    /// Ends the thread after its current checkpoint, and returns once it has ended.
     public func stop() {
         condition.lock()
         stopped = true
-        condition.signal()
+        condition.broadcast()
+        while !finished { condition.wait() }
         condition.unlock()
     }
 
@@ -50,6 +52,10 @@ public final class BackgroundCheckpointer: @unchecked Sendable {
             while !pendingCommits && !stopped { condition.wait() }
             let stop = stopped
             pendingCommits = false
+            if stop {
+                finished = true
+                condition.broadcast()
+            }
             condition.unlock()
             if stop { return }
             // A failed checkpoint (e.g. busy) is retried at the next commit.

@@ -72,8 +72,17 @@ public final class Database {
     }
 
     /// How long a writer waits for a lock held by another connection before failing with SQLITE_BUSY.
+    ///
+    /// It tries the lock again every millisecond. (SQLite's own busy timeout backs off to 100 ms
+    /// between tries, so a writer waiting on a busy process that releases the lock for a few
+    /// milliseconds between transactions can miss every window until it times out.)
     public func setBusyTimeout(milliseconds: Int) {
-        sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
+        let limit = max(0, min(milliseconds, Int(Int32.max)))
+        sqlite3_busy_handler(handle, { context, attempts in
+            guard Int(attempts) < Int(bitPattern: context) else { return 0 }
+            sqlite3_sleep(1)
+            return 1
+        }, UnsafeMutableRawPointer(bitPattern: limit))
     }
 
     /// Runs `sql` like `execute(_:)`, retrying while another connection holds the lock, up to
@@ -97,6 +106,9 @@ public final class Database {
 
     /// The rowid of the latest successful INSERT.
     public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// True when the main database was opened read-only (asked for, or the file is not writable).
+    public var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
 
     /// False while a transaction is open.
     public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }

@@ -16,6 +16,7 @@ extension Chat {
     public init(jsonValue: JSONValue, field: String = "chat") throws(ChatError) {
         let reader = try ParamsReader(jsonValue, field: field, allowed: [
             "id", "title", "createdAt", "lastMessage", "lastMessageDate", "unread", "revision",
+            "list", "pinned", "pinOrder", "muted",
         ])
         var lastMessage: LastMessage?
         if let value = reader.object["lastMessage"], value != .null {
@@ -24,7 +25,21 @@ extension Chat {
         self.init(
             id: try reader.string("id"), title: try reader.string("title"), createdAt: try reader.int64("createdAt"),
             lastMessage: lastMessage, lastMessageDate: try reader.int64("lastMessageDate"),
-            unread: try reader.int64("unread"), revision: try reader.int64("revision"))
+            unread: try reader.int64("unread"), revision: try reader.int64("revision"),
+            list: try reader.optionalList("list") ?? .main, pinOrder: try reader.optionalInt64("pinOrder", in: 0...Int64.max) ?? 0,
+            muted: try reader.optionalBool("muted") ?? false)
+    }
+}
+
+extension UnreadCounters {
+    /// Decodes `{"chats","messages","unmutedChats","unmutedMessages"}`; `field` names the value in
+    /// errors.
+    public init(jsonValue: JSONValue, field: String = "unread") throws(ChatError) {
+        let reader = try ParamsReader(jsonValue, field: field, allowed: ["chats", "messages", "unmutedChats", "unmutedMessages"])
+        self.init(
+            chats: try reader.int64("chats", in: 0...Int64.max), messages: try reader.int64("messages", in: 0...Int64.max),
+            unmutedChats: try reader.int64("unmutedChats", in: 0...Int64.max),
+            unmutedMessages: try reader.int64("unmutedMessages", in: 0...Int64.max))
     }
 }
 

@@ -21,8 +21,8 @@ extension LastMessage {
 }
 
 extension Chat {
-    /// Appends `{"id","title","createdAt","lastMessage","lastMessageDate","unread","revision"}`
-    /// (`lastMessage` null when there is none).
+    /// Appends `{"id","title","createdAt","lastMessage","lastMessageDate","unread","revision","list",
+    /// "pinned","pinOrder","muted"}` (`lastMessage` null when there is none).
     public func appendJSON(to output: inout [UInt8]) {
         output.append(contentsOf: #"{"id":"#.utf8)
         JSONOutput.appendString(id, to: &output)
@@ -42,6 +42,25 @@ extension Chat {
         JSONOutput.appendInteger(unread, to: &output)
         output.append(contentsOf: #","revision":"#.utf8)
         JSONOutput.appendInteger(revision, to: &output)
+        output.append(contentsOf: list == .main ? #","list":"main""#.utf8 : #","list":"archive""#.utf8)
+        output.append(contentsOf: pinned ? #","pinned":true"#.utf8 : #","pinned":false"#.utf8)
+        output.append(contentsOf: #","pinOrder":"#.utf8)
+        JSONOutput.appendInteger(pinOrder, to: &output)
+        output.append(contentsOf: muted ? #","muted":true}"#.utf8 : #","muted":false}"#.utf8)
+    }
+}
+
+extension UnreadCounters {
+    /// Appends `{"chats","messages","unmutedChats","unmutedMessages"}`.
+    public func appendJSON(to output: inout [UInt8]) {
+        output.append(contentsOf: #"{"chats":"#.utf8)
+        JSONOutput.appendInteger(chats, to: &output)
+        output.append(contentsOf: #","messages":"#.utf8)
+        JSONOutput.appendInteger(messages, to: &output)
+        output.append(contentsOf: #","unmutedChats":"#.utf8)
+        JSONOutput.appendInteger(unmutedChats, to: &output)
+        output.append(contentsOf: #","unmutedMessages":"#.utf8)
+        JSONOutput.appendInteger(unmutedMessages, to: &output)
         output.append(UInt8(ascii: "}"))
     }
 }
@@ -122,48 +141,59 @@ extension WireResults {
         output.append(UInt8(ascii: "]"))
     }
 
-    /// Appends the `chats.list` result: `{"total","items":[chat]}`.
+    /// Appends the `chats.list` result: `{"total","unread","items":[chat]}` (`total` and `unread` of the list).
     @inlinable
-    public static func appendChatsList(total: Int, items: some Sequence<Chat>, to output: inout [UInt8]) {
+    public static func appendChatsList(
+        total: Int, unread: UnreadCounters = UnreadCounters(), items: some Sequence<Chat>, to output: inout [UInt8]
+    ) {
         output.append(contentsOf: #"{"total":"#.utf8)
         JSONOutput.appendInteger(Int64(total), to: &output)
+        output.append(contentsOf: #","unread":"#.utf8)
+        unread.appendJSON(to: &output)
         output.append(contentsOf: #","items":"#.utf8)
         appendChats(items, to: &output)
         output.append(UInt8(ascii: "}"))
     }
 
-    /// Appends the `feed.subscribe` result: `{"subscription","seq":0,"total","items":[chat]}`.
+    /// Appends the `feed.subscribe` result: `{"subscription","seq":0,"count","total","unread","items":[chat]}`.
     @inlinable
     public static func appendFeedSubscribe(
-        subscription: String, total: Int, items: some Sequence<Chat>, to output: inout [UInt8]
+        subscription: String, total: Int, unread: UnreadCounters = UnreadCounters(), items: some Collection<Chat>,
+        to output: inout [UInt8]
     ) {
         output.append(contentsOf: #"{"subscription":"#.utf8)
         JSONOutput.appendString(subscription, to: &output)
-        output.append(contentsOf: #","seq":0,"total":"#.utf8)
+        output.append(contentsOf: #","seq":0,"count":"#.utf8)
+        JSONOutput.appendInteger(Int64(items.count), to: &output)
+        output.append(contentsOf: #","total":"#.utf8)
         JSONOutput.appendInteger(Int64(total), to: &output)
+        output.append(contentsOf: #","unread":"#.utf8)
+        unread.appendJSON(to: &output)
         output.append(contentsOf: #","items":"#.utf8)
         appendChats(items, to: &output)
         output.append(UInt8(ascii: "}"))
     }
 
-    /// Appends `feed.reset` params: `{"subscription","seq","count","total","items":[chat]}`.
+    /// Appends `feed.reset` params: `{"subscription","seq","count","total","unread","items":[chat]}`.
     @inlinable
     public static func appendFeedReset(
-        subscription: String, seq: Int64, count: Int, total: Int, items: some Sequence<Chat>,
-        to output: inout [UInt8]
+        subscription: String, seq: Int64, count: Int, total: Int, unread: UnreadCounters = UnreadCounters(),
+        items: some Sequence<Chat>, to output: inout [UInt8]
     ) {
-        appendFeedHeader(subscription: subscription, seq: seq, count: count, total: total, to: &output)
+        appendFeedHeader(subscription: subscription, seq: seq, count: count, total: total, unread: unread, to: &output)
         output.append(contentsOf: #","items":"#.utf8)
         appendChats(items, to: &output)
         output.append(UInt8(ascii: "}"))
     }
 
-    /// Appends `feed.batch` params: `subscription`, `seq`, `count`, `total`, then the batch's
-    /// `deletes`, `inserts` (`{"index","chat"}`), `moves` (`{"from","to"}`) and `updates` (SPEC §3).
+    /// Appends `feed.batch` params: `subscription`, `seq`, `count`, `total`, `unread`, then the
+    /// batch's `deletes`, `inserts` (`{"index","chat"}`), `moves` (`{"from","to"}`) and `updates`
+    /// (SPEC §3).
     public static func appendFeedBatch(
-        subscription: String, seq: Int64, count: Int, total: Int, batch: Batch<Chat>, to output: inout [UInt8]
+        subscription: String, seq: Int64, count: Int, total: Int, unread: UnreadCounters = UnreadCounters(),
+        batch: Batch<Chat>, to output: inout [UInt8]
     ) {
-        appendFeedHeader(subscription: subscription, seq: seq, count: count, total: total, to: &output)
+        appendFeedHeader(subscription: subscription, seq: seq, count: count, total: total, unread: unread, to: &output)
         // The batch's own object, its members after the header's: its `{` becomes a `,`.
         let batchStart = output.count
         batch.appendJSON(to: &output)
@@ -171,7 +201,9 @@ extension WireResults {
     }
 
     @usableFromInline
-    static func appendFeedHeader(subscription: String, seq: Int64, count: Int, total: Int, to output: inout [UInt8]) {
+    static func appendFeedHeader(
+        subscription: String, seq: Int64, count: Int, total: Int, unread: UnreadCounters, to output: inout [UInt8]
+    ) {
         output.append(contentsOf: #"{"subscription":"#.utf8)
         JSONOutput.appendString(subscription, to: &output)
         output.append(contentsOf: #","seq":"#.utf8)
@@ -180,5 +212,7 @@ extension WireResults {
         JSONOutput.appendInteger(Int64(count), to: &output)
         output.append(contentsOf: #","total":"#.utf8)
         JSONOutput.appendInteger(Int64(total), to: &output)
+        output.append(contentsOf: #","unread":"#.utf8)
+        unread.appendJSON(to: &output)
     }
 }

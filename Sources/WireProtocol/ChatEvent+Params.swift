@@ -22,6 +22,23 @@ extension ChatEvent {
         case .chatMarkRead:
             let reader = try ParamsReader(params: params, method: method.rawValue, allowed: ["chat"])
             event = .markRead(id: try reader.string("chat"))
+        case .chatPin, .chatUnpin, .chatArchive, .chatUnarchive, .chatMute, .chatUnmute:
+            let reader = try ParamsReader(params: params, method: method.rawValue, allowed: ["chat"])
+            let id = try reader.string("chat")
+            event = switch method {
+            case .chatPin: .pinChat(id: id)
+            case .chatUnpin: .unpinChat(id: id)
+            case .chatArchive: .moveChat(id: id, to: .archive)
+            case .chatUnarchive: .moveChat(id: id, to: .main)
+            case .chatMute: .setMuted(id: id, muted: true)
+            default: .setMuted(id: id, muted: false)
+            }
+        case .chatSetPinned:
+            let reader = try ParamsReader(params: params, method: method.rawValue, allowed: ["list", "chats"])
+            guard let list = try reader.optionalList("list") else {
+                throw .invalidParams(field: "list", reason: "is required")
+            }
+            event = .setPinned(list: list, chats: try reader.stringArray("chats", count: 0...ChatsLocateParams.maxIDs))
         case .messagePost:
             let reader = try ParamsReader(
                 params: params, method: method.rawValue, allowed: ["chat", "id", "sender", "text", "sentAt"])

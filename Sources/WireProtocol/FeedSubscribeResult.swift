@@ -13,12 +13,27 @@ public struct FeedSubscribeResult: Hashable, Sendable {
     }
 
     public var subscription: String
+    /// Rows in the subscription's list.
+    public var count: Int
+    /// Chats in the subscription's list (whatever the window and filter).
     public var total: Int
+    /// The counters of the subscription's list.
+    public var unread: UnreadCounters
     public var content: Content
 
-    public init(subscription: String, total: Int, content: Content) {
+    public init(
+        subscription: String, count: Int? = nil, total: Int, unread: UnreadCounters = UnreadCounters(), content: Content
+    ) {
         self.subscription = subscription
+        if let count {
+            self.count = count
+        } else if case .items(let items) = content {
+            self.count = items.count
+        } else {
+            self.count = total
+        }
         self.total = total
+        self.unread = unread
         self.content = content
     }
 
@@ -33,6 +48,7 @@ public struct FeedSubscribeResult: Hashable, Sendable {
         }
         self.subscription = subscription
         total = Int(object["total"]?.int64Value ?? 0)
+        unread = try object["unread"].map { value throws(ChatError) in try UnreadCounters(jsonValue: value) } ?? UnreadCounters()
         if let batches = object["batches"], batches != .null {
             guard case .array(let elements) = batches else {
                 throw .invalidParams(field: "batches", reason: "must be an array of batches")
@@ -52,6 +68,13 @@ public struct FeedSubscribeResult: Hashable, Sendable {
                 items.append(try Chat(jsonValue: element, field: "items[\(position)]"))
             }
             content = .items(items)
+        }
+        if let count = object["count"]?.int64Value {
+            self.count = Int(count)
+        } else if case .items(let items) = content {
+            count = items.count
+        } else {
+            count = total
         }
     }
 }
@@ -130,14 +153,20 @@ extension Batch<Chat> {
 }
 
 extension WireResults {
-    /// Appends the `feed.subscribe` result of a resume: `{"subscription","seq":0,"total","batches":[…]}`.
+    /// Appends the `feed.subscribe` result of a resume:
+    /// `{"subscription","seq":0,"count","total","unread","batches":[…]}`.
     public static func appendFeedSubscribe(
-        subscription: String, total: Int, batches: [Batch<Chat>], to output: inout [UInt8]
+        subscription: String, count: Int? = nil, total: Int, unread: UnreadCounters = UnreadCounters(),
+        batches: [Batch<Chat>], to output: inout [UInt8]
     ) {
         output.append(contentsOf: #"{"subscription":"#.utf8)
         JSONOutput.appendString(subscription, to: &output)
-        output.append(contentsOf: #","seq":0,"total":"#.utf8)
+        output.append(contentsOf: #","seq":0,"count":"#.utf8)
+        JSONOutput.appendInteger(Int64(count ?? total), to: &output)
+        output.append(contentsOf: #","total":"#.utf8)
         JSONOutput.appendInteger(Int64(total), to: &output)
+        output.append(contentsOf: #","unread":"#.utf8)
+        unread.appendJSON(to: &output)
         output.append(contentsOf: #","batches":["#.utf8)
         for (position, batch) in batches.enumerated() {
             if position > 0 { output.append(UInt8(ascii: ",")) }

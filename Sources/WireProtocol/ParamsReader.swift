@@ -141,4 +141,26 @@ public struct ParamsReader: Sendable {
         }
         return strings
     }
+
+    public func bool(_ key: String) throws(ChatError) -> Bool {
+        guard let value = try optionalBool(key) else { throw .invalidParams(field: path(key), reason: "is required") }
+        return value
+    }
+
+    public func optionalBool(_ key: String) throws(ChatError) -> Bool? {
+        guard let value = member(key) else { return nil }
+        guard case .bool(let bool) = value else {
+            throw .invalidParams(field: path(key), reason: "must be true or false, not \(value.typeDescription)")
+        }
+        return bool
+    }
+
+    /// A chat list by name: `"main"` or `"archive"`.
+    public func optionalList(_ key: String) throws(ChatError) -> ChatList? {
+        guard let name = try optionalString(key) else { return nil }
+        guard let list = ChatList(rawValue: name) else {
+            throw .invalidParams(field: path(key), reason: "must be \"main\" or \"archive\", not \"\(name)\"")
+        }
+        return list
+    }
 }

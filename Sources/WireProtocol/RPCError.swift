@@ -18,6 +18,10 @@ public struct RPCError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let notFound = -32001
     public static let conflict = -32002
     public static let lineTooLong = -32003
+    /// The disk holding the database (or its size limit) is full; nothing was written.
+    public static let storageFull = -32004
+    /// The daemon was started with `--read-only`: it takes no writes.
+    public static let readOnly = -32006
     /// A configured limit of the daemon is reached (too many subscriptions); `data.setting`
     /// names the configuration key and `data.limit` its value.
     public static let limitReached = -32005

@@ -28,7 +28,8 @@ public enum WireCommand: Hashable, Sendable {
             case .serverStats:
                 _ = try ParamsReader(params: params, method: method, allowed: [])
                 self = .stats
-            case .chatCreate, .chatRename, .chatRemove, .chatMarkRead, .messagePost, .messageEdit, .messageDelete:
+            case .chatCreate, .chatRename, .chatRemove, .chatMarkRead, .chatPin, .chatUnpin, .chatSetPinned, .chatArchive,
+                .chatUnarchive, .chatMute, .chatUnmute, .messagePost, .messageEdit, .messageDelete:
                 guard let event = try ChatEvent.decode(method: known, params: params, now: now) else {
                     throw RPCError(code: RPCError.internalError, message: "internal error: \(method) is not a write")
                 }

@@ -8,28 +8,41 @@ public struct FeedBatchParams: Hashable, Sendable {
     public var seq: Int64
     /// Rows in the subscription's list after the batch.
     public var count: Int
-    /// Chats in the store.
+    /// Chats in the subscription's list.
     public var total: Int
+    /// The counters of the subscription's list.
+    public var unread: UnreadCounters
     public var batch: Batch<Chat>
 
-    public init(subscription: String, seq: Int64, count: Int, total: Int, batch: Batch<Chat>) {
+    public init(
+        subscription: String, seq: Int64, count: Int, total: Int, unread: UnreadCounters = UnreadCounters(), batch: Batch<Chat>
+    ) {
         self.subscription = subscription
         self.seq = seq
         self.count = count
         self.total = total
+        self.unread = unread
         self.batch = batch
     }
 
     public init(jsonValue: JSONValue) throws(ChatError) {
         let reader = try ParamsReader(jsonValue, field: "", allowed: [
-            "subscription", "seq", "count", "total", "deletes", "inserts", "moves", "updates",
+            "subscription", "seq", "count", "total", "unread", "deletes", "inserts", "moves", "updates",
         ], context: WireMethod.feedBatchNotification)
         let batchKeys: Set<String> = ["deletes", "inserts", "moves", "updates"]
         let batch = try Batch<Chat>(jsonValue: .object(JSONObject(reader.object.filter { batchKeys.contains($0.key) })), field: "")
         self.init(
             subscription: try reader.string("subscription"), seq: try reader.int64("seq", in: 0...Int64.max),
             count: try reader.int("count", in: 0...Int.max), total: try reader.int("total", in: 0...Int.max),
-            batch: batch)
+            unread: try Self.unread(reader), batch: batch)
+    }
+}
+
+extension FeedBatchParams {
+    /// The `unread` member of a notification (required).
+    static func unread(_ reader: ParamsReader) throws(ChatError) -> UnreadCounters {
+        guard let value = reader.object["unread"] else { throw .invalidParams(field: "unread", reason: "is required") }
+        return try UnreadCounters(jsonValue: value)
     }
 }
 
@@ -39,18 +52,22 @@ public struct FeedResetParams: Hashable, Sendable {
     public var seq: Int64
     public var count: Int
     public var total: Int
+    public var unread: UnreadCounters
     public var items: [Chat]
 
-    public init(subscription: String, seq: Int64, count: Int, total: Int, items: [Chat]) {
+    public init(
+        subscription: String, seq: Int64, count: Int, total: Int, unread: UnreadCounters = UnreadCounters(), items: [Chat]
+    ) {
         self.subscription = subscription
         self.seq = seq
         self.count = count
         self.total = total
+        self.unread = unread
         self.items = items
     }
 
     public init(jsonValue: JSONValue) throws(ChatError) {
-        let reader = try ParamsReader(jsonValue, field: "", allowed: ["subscription", "seq", "count", "total", "items"],
+        let reader = try ParamsReader(jsonValue, field: "", allowed: ["subscription", "seq", "count", "total", "unread", "items"],
                                       context: WireMethod.feedResetNotification)
         guard case .array(let elements)? = reader.object["items"] else {
             throw .invalidParams(field: "items", reason: "must be an array of chats")
@@ -62,7 +79,8 @@ public struct FeedResetParams: Hashable, Sendable {
         }
         self.init(
             subscription: try reader.string("subscription"), seq: try reader.int64("seq", in: 0...Int64.max),
-            count: try reader.int("count", in: 0...Int.max), total: try reader.int("total", in: 0...Int.max), items: items)
+            count: try reader.int("count", in: 0...Int.max), total: try reader.int("total", in: 0...Int.max),
+            unread: try FeedBatchParams.unread(reader), items: items)
     }
 }
 

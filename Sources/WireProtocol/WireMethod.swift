@@ -4,6 +4,13 @@ public enum WireMethod: String, CaseIterable, Hashable, Sendable {
     case chatRename = "chat.rename"
     case chatRemove = "chat.remove"
     case chatMarkRead = "chat.markRead"
+    case chatPin = "chat.pin"
+    case chatUnpin = "chat.unpin"
+    case chatSetPinned = "chat.setPinned"
+    case chatArchive = "chat.archive"
+    case chatUnarchive = "chat.unarchive"
+    case chatMute = "chat.mute"
+    case chatUnmute = "chat.unmute"
     case messagePost = "message.post"
     case messageEdit = "message.edit"
     case messageDelete = "message.delete"
@@ -18,7 +25,8 @@ public enum WireMethod: String, CaseIterable, Hashable, Sendable {
     /// True for the methods that write to the store (`ChatEvent`s).
     public var isWrite: Bool {
         switch self {
-        case .chatCreate, .chatRename, .chatRemove, .chatMarkRead, .messagePost, .messageEdit, .messageDelete: true
+        case .chatCreate, .chatRename, .chatRemove, .chatMarkRead, .chatPin, .chatUnpin, .chatSetPinned, .chatArchive,
+            .chatUnarchive, .chatMute, .chatUnmute, .messagePost, .messageEdit, .messageDelete: true
         default: false
         }
     }

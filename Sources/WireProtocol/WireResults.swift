@@ -16,8 +16,12 @@ public enum WireResults {
         return .object(["total": .integer(total), "indices": .object(object)])
     }
 
-    /// `messages.list`: `{"items":[message]}`, newest first as given.
-    public static func messagesList(items: [Message]) -> JSONValue {
-        .object(["items": .array(items.map(\.jsonValue))])
+    /// `messages.list`: `{"items":[message],"nextCursor"}`, newest first as given; `nextCursor`
+    /// continues `chat`'s listing after the page (null on the last page).
+    public static func messagesList(chat: String, page: MessagePage) -> JSONValue {
+        .object([
+            "items": .array(page.items.map(\.jsonValue)),
+            "nextCursor": page.next.map { .string(MessageCursor.encode(chat: chat, after: $0)) } ?? .null,
+        ])
     }
 }

@@ -6,8 +6,11 @@ import ChatStore
 struct ChatCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "chat",
-        abstract: "Create, rename, remove a chat or mark it read.",
-        subcommands: [Create.self, Rename.self, Remove.self, Read.self])
+        abstract: "Create, rename, remove, read, pin, archive or mute a chat.",
+        subcommands: [
+            Create.self, Rename.self, Remove.self, Read.self, Pin.self, Unpin.self, Archive.self, Unarchive.self,
+            Mute.self, Unmute.self,
+        ])
 
     struct Create: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a chat; prints it as JSON.")
@@ -52,6 +55,62 @@ struct ChatCommand: ParsableCommand {
         @OptionGroup var store: StoreSelection
 
         func run() throws { try applyPrintingChat(.markRead(id: id), store) }
+    }
+
+    struct Pin: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Pin a chat on top of its list's pinned chats (at most maxPinnedChats per list); prints it as JSON.")
+
+        @Argument(help: "The chat's id.") var id: String
+        @OptionGroup var store: StoreSelection
+
+        func run() throws { try applyPrintingChat(.pinChat(id: id), store) }
+    }
+
+    struct Unpin: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Return a pinned chat to its date place; prints it as JSON.")
+
+        @Argument(help: "The chat's id.") var id: String
+        @OptionGroup var store: StoreSelection
+
+        func run() throws { try applyPrintingChat(.unpinChat(id: id), store) }
+    }
+
+    struct Archive: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Move a chat to the archive (unpinned); prints it as JSON.")
+
+        @Argument(help: "The chat's id.") var id: String
+        @OptionGroup var store: StoreSelection
+
+        func run() throws { try applyPrintingChat(.moveChat(id: id, to: .archive), store) }
+    }
+
+    struct Unarchive: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Move a chat back to the main list (unpinned); prints it as JSON.")
+
+        @Argument(help: "The chat's id.") var id: String
+        @OptionGroup var store: StoreSelection
+
+        func run() throws { try applyPrintingChat(.moveChat(id: id, to: .main), store) }
+    }
+
+    struct Mute: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Mute a chat: its unread messages leave the list's unmuted counters; prints it as JSON.")
+
+        @Argument(help: "The chat's id.") var id: String
+        @OptionGroup var store: StoreSelection
+
+        func run() throws { try applyPrintingChat(.setMuted(id: id, muted: true), store) }
+    }
+
+    struct Unmute: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Unmute a chat; prints it as JSON.")
+
+        @Argument(help: "The chat's id.") var id: String
+        @OptionGroup var store: StoreSelection
+
+        func run() throws { try applyPrintingChat(.setMuted(id: id, muted: false), store) }
     }
 }
 

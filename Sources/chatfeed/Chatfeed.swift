@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChatfeedConfig
 import ChatModel
 import ChatStore
 import Foundation
@@ -9,6 +10,7 @@ struct Chatfeed: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "chatfeed",
         abstract: "Create, write and query a chatfeed store.",
+        version: ChatfeedVersion.current,
         subcommands: [
             Init.self, ChatCommand.self, Send.self, Chats.self, Messages.self, Locate.self, Stats.self, Diff.self, Watch.self,
         ])

@@ -1,11 +1,16 @@
 import ArgumentParser
 import ChatModel
-import WireProtocol
 import ChatStore
+import WireProtocol
+
+extension ChatList: ExpressibleByArgument {}
 
 struct Chats: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show the chat list, newest first.")
+    static let configuration = CommandConfiguration(
+        abstract: "Show a chat list: pinned chats first, then newest first, with its unread counters.")
 
+    @Option(help: "The list: main or archive.") var list = ChatList.main
+    @Flag(help: "Only the chats with unread messages.") var unread = false
     @Option(help: "How many chats to show.") var limit = 100
     @Option(help: "How many chats to skip from the top.") var offset = 0
     @Flag(help: "Print the chats.list result as JSON.") var json = false
@@ -18,22 +23,36 @@ struct Chats: ParsableCommand {
 
     func run() throws {
         let opened = try store.openStore()
-        let (total, items) = try reportingFailures { (try opened.chatCount(), try opened.chats(offset: offset, limit: limit)) }
+        let view = ChatListView(list: list, unreadOnly: unread)
+        let (counters, items) = try reportingFailures { try opened.page(of: view, offset: offset, limit: limit) }
         if json {
-            outputJSON { WireResults.appendChatsList(total: total, items: items, to: &$0) }
+            outputJSON { WireResults.appendChatsList(total: counters.total, unread: counters.unread, items: items, to: &$0) }
             return
         }
         let now = currentMilliseconds()
-        var table = TextTable(headers: ["#", "CHAT", "TITLE", "LAST MESSAGE", "WHEN", "UNREAD"])
+        var table = TextTable(headers: ["#", "", "CHAT", "TITLE", "LAST MESSAGE", "WHEN", "UNREAD"])
         for (index, chat) in items.enumerated() {
             table.append([
-                String(offset + index), chat.id, chat.title,
+                String(offset + index), Self.marks(chat), chat.id, chat.title,
                 chat.lastMessage.map { "\($0.sender): \($0.text)" } ?? "—",
                 relativeTime(chat.lastMessageDate, now: now),
                 chat.unread == 0 ? "" : String(chat.unread),
             ])
         }
         output(table.render())
-        output("\(items.count) of \(total) chats")
+        let shown = unread ? "\(items.count) unread chats shown" : "\(items.count) of \(counters.total) chats"
+        output("\(list): \(shown); unread: \(Self.describe(counters.unread))")
+    }
+
+    /// "P" for a pinned chat, "M" for a muted one.
+    static func marks(_ chat: Chat) -> String {
+        (chat.pinned ? "P" : "") + (chat.muted ? "M" : "")
+    }
+
+    /// The counters as a user reads them: the badge first.
+    static func describe(_ unread: UnreadCounters) -> String {
+        "\(unread.unmutedMessages) messages in \(unread.unmutedChats) chats"
+            + (unread.chats > unread.unmutedChats || unread.messages > unread.unmutedMessages
+                ? " (\(unread.messages) in \(unread.chats) with muted chats)" : "")
     }
 }

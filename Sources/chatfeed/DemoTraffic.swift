@@ -3,7 +3,9 @@ import WireProtocol
 
 /// Realistic traffic for `chatfeed watch --demo`: mostly new messages that bump a chat to the
 /// top, with bursts, late messages, deleted last messages (the chat moves down), renames, reads,
-/// new and removed chats. Requests are notifications (no id): their answers are not awaited.
+/// new and removed chats, pins and unpins, archiving and unarchiving, mute and unmute. Requests
+/// are notifications (no id): their answers are not awaited (a pin beyond the limit fails
+/// quietly).
 struct DemoTraffic {
     private static let names = [
         "Alice", "Bob", "Chen", "Dara", "Emeka", "Fatima", "Gustav", "Hana", "Ivan", "Jonas",
@@ -20,6 +22,9 @@ struct DemoTraffic {
     private var titles: [String: String] = [:]
     private var sentMessages: [String: [String]] = [:]
     private var nextChat = 0
+    private var pinned: Set<String> = []
+    private var muted: Set<String> = []
+    private var archived: Set<String> = []
     private var nextMessage = 0
 
     init(now: Int64) {
@@ -34,6 +39,14 @@ struct DemoTraffic {
         }
         for chat in chats {
             requests.append(post(to: chat, at: now - Int64.random(in: 60_000...10_800_000)))
+        }
+        for chat in chats.prefix(2) {
+            pinned.insert(chat)
+            requests.append(request("chat.pin", ["chat": .string(chat)]))
+        }
+        if let chat = chats.last {
+            muted.insert(chat)
+            requests.append(request("chat.mute", ["chat": .string(chat)]))
         }
         return requests
     }
@@ -58,8 +71,21 @@ struct DemoTraffic {
             let title = (titles[chat] ?? chat) + (Bool.random() ? " 🎉" : " ✈︎")
             titles[chat] = title
             return [request("chat.rename", ["chat": .string(chat), "title": .string(title)])]
-        case ..<93:
+        case ..<90:
             return [request("chat.markRead", ["chat": .string(chat)])]
+        case ..<92:
+            let pin = pinned.insert(chat).inserted
+            if !pin { pinned.remove(chat) }
+            return [request(pin ? "chat.pin" : "chat.unpin", ["chat": .string(chat)])]
+        case ..<94:
+            let mute = muted.insert(chat).inserted
+            if !mute { muted.remove(chat) }
+            return [request(mute ? "chat.mute" : "chat.unmute", ["chat": .string(chat)])]
+        case ..<95:
+            let archive = archived.insert(chat).inserted
+            if !archive { archived.remove(chat) }
+            pinned.remove(chat)
+            return [request(archive ? "chat.archive" : "chat.unarchive", ["chat": .string(chat)])]
         case ..<97:
             let name = Self.names.randomElement()! + " & " + Self.names.randomElement()!
             return [createChat(title: name, createdAt: self.now)]
@@ -67,6 +93,9 @@ struct DemoTraffic {
             guard chats.count > 8 else { return [post(to: chat, at: self.now)] }
             chats.removeAll { $0 == chat }
             sentMessages[chat] = nil
+            pinned.remove(chat)
+            muted.remove(chat)
+            archived.remove(chat)
             return [request("chat.remove", ["chat": .string(chat)])]
         }
     }

@@ -1,10 +1,12 @@
 import ArgumentParser
+import ChatModel
 import WireProtocol
 
 struct Locate: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Show the index of chats in the chat list.")
 
     @Argument(help: "Chat ids.") var ids: [String]
+    @Option(help: "The list: main or archive.") var list = ChatList.main
     @Flag(help: "Print the chats.locate result as JSON.") var json = false
     @OptionGroup var store: StoreSelection
 
@@ -14,7 +16,9 @@ struct Locate: ParsableCommand {
 
     func run() throws {
         let opened = try store.openStore()
-        let (total, positions) = try reportingFailures { (try opened.chatCount(), try opened.positions(of: ids)) }
+        let (total, positions) = try reportingFailures {
+            (try opened.counters(of: list).total, try opened.positions(of: ids, in: list))
+        }
         if json {
             output(WireResults.chatsLocate(total: total, indices: ids.map { ($0, positions[$0] ?? nil) }).description)
             return

@@ -3,34 +3,45 @@ import ChatModel
 import WireProtocol
 
 struct Messages: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show a chat's messages, newest first.")
+    static let configuration = CommandConfiguration(
+        abstract: "Show a chat's messages, newest first.",
+        discussion: "When more messages follow, the last line gives the --cursor that shows the next page.")
 
     @Argument(help: "The chat's id.") var chat: String
-    @Option(help: "How many messages to show.") var limit = 50
+    @Option(help: "How many messages to show (1 to 10000).") var limit = MessagesListParams.defaultLimit
     @Option(help: ArgumentHelp("Only messages sent before this time (ms since the Unix epoch).", valueName: "ms"))
     var before: Int64?
+    @Option(help: ArgumentHelp("Continue after the page that printed this cursor.", valueName: "cursor"))
+    var cursor: String?
     @Flag(help: "Print the messages.list result as JSON.") var json = false
     @OptionGroup var store: StoreSelection
 
     func validate() throws {
-        if limit < 0 { throw ValidationError("--limit must be 0 or more") }
+        if !(1...MessagesListParams.maxLimit).contains(limit) {
+            throw ValidationError("--limit must be between 1 and \(MessagesListParams.maxLimit)")
+        }
     }
 
     func run() throws {
-        let opened = try store.openStore()
-        let items = try reportingFailures { try opened.messages(chat: chat, before: before, limit: limit) }
+        let page = try reportingFailures {
+            let after = try cursor.map { try MessageCursor.decode($0, chat: chat) }
+            return try store.openStore().messages(chat: chat, before: before, after: after, limit: limit)
+        }
         if json {
-            output(WireResults.messagesList(items: items).description)
+            output(WireResults.messagesList(chat: chat, page: page).description)
             return
         }
         let now = currentMilliseconds()
         var table = TextTable(headers: ["WHEN", "FROM", "TEXT", "ID"])
-        for message in items {
+        for message in page.items {
             table.append([
                 relativeTime(message.sentAt, now: now), message.sender,
                 message.text + (message.editedAt == nil ? "" : " (edited)"), message.id,
             ])
         }
         output(table.render())
+        if let next = page.next {
+            output("more: --cursor \(MessageCursor.encode(chat: chat, after: next))")
+        }
     }
 }

@@ -14,13 +14,17 @@ struct Watch: ParsableCommand {
         discussion: """
             Starts chatfeedd on the database as a child process and subscribes to the top rows. \
             With --demo it makes a fresh demo database and generates traffic: bursts of messages, \
-            late messages, deleted last messages, renames, reads, new and removed chats. Ctrl-C stops. \
+            late messages, deleted last messages, renames, reads, new and removed chats, pins, \
+            archiving and mute. Pinned chats are on top (📌), muted ones marked 🔕; the header shows \
+            the list's unread badge. Ctrl-C stops. \
             With --resume FILE it saves the rows it shows to FILE when it stops, and next time shows \
             them at once and resumes from them: what changed meanwhile arrives as animated batches.
             """)
 
     @Flag(help: "Use a fresh demo database and generate realistic traffic.") var demo = false
     @Option(help: "Rows to show (default: the terminal's height).") var limit: Int?
+    @Option(help: "The list: main or archive.") var list = ChatList.main
+    @Flag(help: "Only the chats with unread messages.") var unread = false
     @Option(help: ArgumentHelp("Stop this many seconds after the list first shows (default: run until Ctrl-C).", valueName: "seconds"))
     var duration: Double?
     @Option(help: ArgumentHelp("Resume from the rows saved in this file, and save the rows shown to it when the watch stops.", valueName: "file"))
@@ -55,7 +59,8 @@ struct Watch: ParsableCommand {
         let daemon = try DaemonProcess(arguments: arguments + ["--log-level", "error"])
         defer { daemon.stop() }
         Watch.installInterruptHandler()
-        var screen = WatchScreen(terminal: terminal, title: demo ? "demo" : arguments[1])
+        var screen = WatchScreen(
+            terminal: terminal, title: (demo ? "demo" : arguments[1]) + " — \(list)" + (unread ? ", unread only" : ""))
         let saved = try resume.flatMap(SavedRows.load)
         if let saved {
             screen.show(saved)
@@ -66,7 +71,9 @@ struct Watch: ParsableCommand {
             for request in seeding.seed() { daemon.send(request) }
             traffic = seeding
         }
-        var subscribe: JSONObject = ["limit": .integer(rows), "maxInFlight": 1]
+        var subscribe: JSONObject = [
+            "limit": .integer(rows), "maxInFlight": 1, "list": .string(list.rawValue), "unreadOnly": .bool(unread),
+        ]
         if let saved { subscribe.append("known", SavedRows.known(saved)) }
         daemon.send(method: "feed.subscribe", params: subscribe, id: "subscribe")
 
@@ -240,6 +247,7 @@ struct WatchScreen {
     private var subscription: String?
     private var seq = 0
     private var total = 0
+    private var unread = UnreadCounters()
     private var batches = 0
     private var resets = 0
     private var dirty = true
@@ -257,6 +265,7 @@ struct WatchScreen {
             let result = try FeedSubscribeResult(jsonValue: value)
             subscription = result.subscription
             total = result.total
+            unread = result.unread
             switch result.content {
             case .items(let items):
                 if !rows.isEmpty { resets += 1 }  // a resume that the reset rule answered with the list
@@ -277,10 +286,12 @@ struct WatchScreen {
         switch notification {
         case .reset(let reset):
             total = reset.total
+            unread = reset.unread
             rows = reset.items
             resets += 1
         case .batch(let params):
             total = params.total
+            unread = params.unread
             try apply(params.batch, now: now)
         }
         acknowledge(["subscription": .string(subscription), "seq": .integer(Int64(seq))])
@@ -320,13 +331,15 @@ struct WatchScreen {
         for id in fading.keys { marks[id] = nil }
         guard dirty || !fading.isEmpty else { return }
         dirty = false
-        var lines = [TerminalText.sanitized("chatfeed watch — \(title) — \(total) chats — seq \(seq), \(batches) batches, \(resets) resets — ↑↓ moved  + new  • changed")]
+        let badge = unread.unmutedMessages > 0 ? "🔴 \(unread.unmutedMessages) unread in \(unread.unmutedChats) chats" : "no unread"
+        var lines = [TerminalText.sanitized("chatfeed watch — \(title) — \(total) chats, \(badge) — seq \(seq), \(batches) batches, \(resets) resets — ↑↓ moved  + new  • changed")]
         let width = max(40, terminal.columns)
         for (index, chat) in rows.enumerated() {
             let mark = marks[chat.id]?.mark.rawValue ?? " "
             let unread = chat.unread > 0 ? "(\(chat.unread))" : ""
             let preview = chat.lastMessage.map { "\($0.sender): \($0.text)" } ?? "—"
-            let line = "\(mark) \(String(format: "%3d", index)) \(Self.pad(chat.title, 18)) \(Self.pad(unread, 5)) \(Self.pad(relativeTime(chat.lastMessageDate, now: now), 9)) \(preview)"
+            let flags = (chat.pinned ? "📌" : "  ") + (chat.muted ? "🔕" : "  ")
+            let line = "\(mark) \(String(format: "%3d", index)) \(flags) \(Self.pad(chat.title, 18)) \(Self.pad(unread, 5)) \(Self.pad(relativeTime(chat.lastMessageDate, now: now), 9)) \(preview)"
             lines.append(String(TerminalText.sanitized(line).prefix(width)))
         }
         if terminal.isInteractive {

@@ -12,7 +12,8 @@ struct ChatfeedDaemonCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "chatfeedd",
         abstract: "Serve a chatfeed store over JSON-RPC lines on stdin/stdout.",
-        discussion: "Ends gracefully (pending writes committed, responses flushed, status 0) at end of input, on SIGINT, SIGTERM or SIGHUP, or when stdout closes.")
+        discussion: "Ends gracefully (pending writes committed, responses flushed, status 0) at end of input, on SIGINT, SIGTERM or SIGHUP, or when stdout closes.",
+        version: ChatfeedVersion.current)
 
     @Option(help: ArgumentHelp("The SQLite database file; created when missing.", valueName: "path"))
     var database: String?
@@ -22,6 +23,9 @@ struct ChatfeedDaemonCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("log-level"), help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel: String?
+
+    @Flag(name: .customLong("read-only"), help: "Open the database read-only: queries and the feed work, writes are refused (−32006).")
+    var readOnly = false
 
     func run() async throws {
         let configuration: ChatfeedConfiguration
@@ -41,7 +45,9 @@ struct ChatfeedDaemonCommand: AsyncParsableCommand {
             return SanitizingLogHandler(inner: handler)
         }
         let logger = Logger(label: "chatfeedd")
-        let daemon = ChatfeedDaemon(options: ServerOptions(configuration: configuration), logger: logger)
+        var options = ServerOptions(configuration: configuration)
+        options.store.readOnly = readOnly
+        let daemon = ChatfeedDaemon(options: options, logger: logger)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [.init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup)],
             gracefulShutdownSignals: [.sigterm, .sigint, .sighup],

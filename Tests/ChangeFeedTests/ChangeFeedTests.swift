@@ -16,12 +16,12 @@ struct Mirror {
         #expect(notification.seq == lastSeq + 1, "seq without gaps")
         lastSeq = notification.seq
         switch notification {
-        case .batch(_, _, let count, _, let batch):
+        case .batch(_, _, let counts, let batch):
             rows = try UIKitBatchModel.apply(batch, to: rows)
-            #expect(rows.count == count)
-        case .reset(_, _, let count, _, let items):
+            #expect(rows.count == counts.count)
+        case .reset(_, _, let counts, let items):
             rows = items
-            #expect(items.count == count)
+            #expect(items.count == counts.count)
         }
     }
 }
@@ -79,10 +79,11 @@ struct ChangeFeedTests {
             let notifications = feed.apply(stream.nextGroup(maxChanges: 5, using: &generator))
             let new = Array(stream.list.prefix(limit ?? .max))
             var batches: [Batch<Chat>] = []
-            for case .batch(_, _, _, _, let batch) in notifications { batches.append(batch) }
+            // Empty batches only carry new counts (a change in the archive, for one).
+            for case .batch(_, _, _, let batch) in notifications where !batch.isEmpty { batches.append(batch) }
             let structural = batches.first { $0.isStructural }
             let updates = batches.first { !$0.isStructural }
-            #expect(batches.count == notifications.count && batches.count <= 2)
+            #expect(batches.count <= notifications.count && batches.count <= 2)
             let result = ListDiffResult(structural: structural, updates: updates)
             try #require(ReferenceDiff.problem(with: result, old: old, new: new) == nil)
             let oldKeys = Dictionary(uniqueKeysWithValues: old.map { ($0.id, $0.orderKey) })
@@ -98,7 +99,7 @@ struct ChangeFeedTests {
     @Test("a subscriber that never acks costs one entry per distinct chat changed")
     func boundedBacklog() throws {
         var generator = SeededGenerator(seed: 31)
-        var stream = ChatStream()
+        var stream = ChatStream(withLists: false)
         for _ in 0..<30 { _ = stream.nextChange(using: &generator) }
         let feed = LiveFeed(chats: stream.list)
         let snapshot = try feed.subscribe(limit: nil, maxInFlight: 1)
@@ -127,21 +128,22 @@ struct ChangeFeedTests {
         bumped.revision = 2
         let sent = feed.apply([ChatChange(chatID: "c4", chat: bumped)])
         #expect(sent.count == 1)
-        guard case .batch(_, 1, 5, 5, let structural) = sent[0] else { Issue.record("\(sent)"); return }
+        guard case .batch(_, 1, let counts, let structural) = sent[0] else { Issue.record("\(sent)"); return }
+        #expect(counts.count == 5 && counts.total == 5)
         #expect(structural.moves == [Move(from: 4, to: 0)])
         var again = chats[2]
         again.lastMessageDate = 300
         again.revision = 2
         #expect(feed.apply([ChatChange(chatID: "c2", chat: again)]).isEmpty)
         let next = try feed.acknowledge(snapshot.subscription, seq: 1)
-        guard case .batch(_, 2, _, _, let deferred) = next.first else { Issue.record("\(next)"); return }
+        guard case .batch(_, 2, _, let deferred) = next.first else { Issue.record("\(next)"); return }
         #expect(deferred.updates.map(\.index) == [0] && deferred.updates[0].item == bumped)
         let last = try feed.acknowledge(snapshot.subscription, seq: 2)
-        guard case .batch(_, 3, _, _, let moveOfC2) = last.first else { Issue.record("\(last)"); return }
+        guard case .batch(_, 3, _, let moveOfC2) = last.first else { Issue.record("\(last)"); return }
         #expect(moveOfC2.moves == [Move(from: 3, to: 0)])
     }
 
-    @Test("a backlog larger than the snapshot is sent as a reset")
+    @Test("a backlog larger on the wire than the snapshot is sent as a reset")
     func reset() throws {
         var generator = SeededGenerator(seed: 41)
         var stream = ChatStream()
@@ -151,8 +153,8 @@ struct ChangeFeedTests {
         _ = feed.apply([stream.nextChange(using: &generator)])
         for _ in 0..<200 { _ = feed.apply([stream.nextChange(using: &generator)]) }
         let sent = try feed.acknowledge(snapshot.subscription, seq: 1)
-        guard case .reset(_, 2, let count, let total, let items) = sent.first else { Issue.record("\(sent)"); return }
-        #expect(items == Array(stream.list.prefix(5)) && count == items.count && total == stream.chats.count)
+        guard case .reset(_, 2, let counts, let items) = sent.first else { Issue.record("\(sent)"); return }
+        #expect(items == Array(stream.list.prefix(5)) && counts.count == items.count && counts.total == stream.list.count)
     }
 
     @Test("acks of unsent seqs and unknown subscriptions are errors")
@@ -187,7 +189,7 @@ struct FeedPreferenceTests {
             ChatChange(chatID: "x1", chat: Self.chat("x1", 50, revision: 2)),
             ChatChange(chatID: "x2", chat: Self.chat("x2", 45, revision: 2)),
         ])
-        guard case .batch(_, 1, _, _, let structural) = sent.first else { Issue.record("\(sent)"); return }
+        guard case .batch(_, 1, _, let structural) = sent.first else { Issue.record("\(sent)"); return }
         #expect(structural.moves == [Move(from: 0, to: 2)])
     }
 
@@ -201,7 +203,114 @@ struct FeedPreferenceTests {
             ChatChange(chatID: "a", chat: Self.chat("a", 20, revision: 2)),
             ChatChange(chatID: "b", chat: Self.chat("b", 25, revision: 2)),
         ])
-        guard case .batch(_, 1, _, _, let structural) = sent.first else { Issue.record("\(sent)"); return }
+        guard case .batch(_, 1, _, let structural) = sent.first else { Issue.record("\(sent)"); return }
         #expect(structural.moves == [Move(from: 1, to: 0)])
+    }
+}
+
+@Suite("Chat lists in the feed")
+struct ChatListFeedTests {
+    /// Subscriptions on both lists, whole, windowed and unread-only, all at once, under random
+    /// changes with pins, archiving and mute: every notification passes the UIKit model and carries
+    /// counts equal to a recount; once acked, each mirror equals its view.
+    @Test("every view's mirror follows it, with counts equal to a recount", arguments: [
+        (21 as UInt64, 0), (22, 1), (23, 2), (24, 0), (25, 1),
+    ])
+    func views(seed: UInt64, maxInFlight: Int) throws {
+        var generator = SeededGenerator(seed: seed)
+        var stream = ChatStream()
+        for _ in 0..<60 { _ = stream.nextChange(using: &generator) }
+        let feed = LiveFeed(chats: stream.chats.values.shuffled(using: &generator), options: FeedOptions(resetThreshold: 4))
+        var mirrors: [(view: ChatListView, limit: Int?, mirror: Mirror, counts: FeedCounts)] = []
+        for view in ChatListView.all {
+            for limit in [nil, 3, 8] as [Int?] {
+                let snapshot = try feed.subscribe(view: view, limit: limit, maxInFlight: maxInFlight)
+                #expect(snapshot.items == Array(stream.list(view).prefix(limit ?? .max)))
+                let recount = ListCounters.recount(stream.chats.values, list: view.list)
+                #expect(snapshot.counts == FeedCounts(count: snapshot.items.count, total: recount.total, unread: recount.unread))
+                mirrors.append((view, limit, Mirror(subscription: snapshot.subscription, rows: snapshot.items), snapshot.counts))
+            }
+        }
+        func deliver(_ notifications: [FeedNotification]) throws {
+            for notification in notifications {
+                let position = mirrors.firstIndex { $0.mirror.subscription == notification.subscription }!
+                try mirrors[position].mirror.receive(notification)
+                mirrors[position].counts = notification.counts
+            }
+        }
+        for _ in 0..<300 {
+            try deliver(feed.apply(stream.nextGroup(maxChanges: 4, using: &generator)))
+            for position in mirrors.indices where Int.random(in: 0..<3, using: &generator) == 0 && mirrors[position].mirror.lastSeq > 0 {
+                let mirror = mirrors[position].mirror
+                try deliver(try feed.acknowledge(mirror.subscription, seq: mirror.lastSeq))
+            }
+            for view in ChatListView.all {
+                #expect(feed.index.counters(of: view.list) == ListCounters.recount(stream.chats.values, list: view.list))
+                #expect(feed.index.chats(from: 0, count: 1000, in: view) == stream.list(view))
+            }
+        }
+        var quiet = false
+        while !quiet {
+            quiet = true
+            for entry in mirrors {
+                let more = try feed.acknowledge(entry.mirror.subscription, seq: entry.mirror.lastSeq)
+                if !more.isEmpty { quiet = false }
+                try deliver(more)
+            }
+        }
+        for entry in mirrors {
+            let expected = Array(stream.list(entry.view).prefix(entry.limit ?? .max))
+            #expect(entry.mirror.rows == expected, "\(entry.view) limit \(entry.limit.map(String.init) ?? "all")")
+            let recount = ListCounters.recount(stream.chats.values, list: entry.view.list)
+            if entry.mirror.lastSeq > 0 {
+                #expect(entry.counts == FeedCounts(count: expected.count, total: recount.total, unread: recount.unread))
+            }
+        }
+    }
+
+    static func chat(_ id: String, _ date: Int64, list: ChatList = .main, unread: Int64 = 0, muted: Bool = false,
+                     pin: Int64 = 0, revision: Int64 = 1) -> Chat {
+        Chat(id: id, title: id, createdAt: 0, lastMessage: nil, lastMessageDate: date, unread: unread,
+             revision: revision, list: list, pinOrder: pin, muted: muted)
+    }
+
+    @Test("a change outside the window or the view sends an empty batch with the new counts")
+    func countsOnly() throws {
+        let feed = LiveFeed(chats: [Self.chat("a", 30), Self.chat("b", 20), Self.chat("z", 10, list: .archive)],
+                              options: FeedOptions(resetThreshold: .infinity))
+        let snapshot = try feed.subscribe(limit: 1, maxInFlight: 0)
+        #expect(snapshot.counts == FeedCounts(count: 1, total: 2, unread: UnreadCounters()))
+        let sent = feed.apply([ChatChange(chatID: "b", chat: Self.chat("b", 20, unread: 2, muted: true, revision: 2))])
+        guard case .batch(_, 1, let counts, let batch) = sent.first, sent.count == 1 else { Issue.record("\(sent)"); return }
+        #expect(batch.isEmpty)
+        #expect(counts == FeedCounts(count: 1, total: 2, unread: UnreadCounters(chats: 1, messages: 2)))
+        // A change in the other list changes nothing here.
+        #expect(feed.apply([ChatChange(chatID: "z", chat: Self.chat("z", 10, list: .archive, unread: 1, revision: 2))]).isEmpty)
+        // Archiving a chat: a delete here, the total drops.
+        let archived = feed.apply([ChatChange(chatID: "a", chat: Self.chat("a", 30, list: .archive, revision: 2))])
+        guard case .batch(_, 2, let after, let delete) = archived.first else { Issue.record("\(archived)"); return }
+        #expect(delete.deletes == [0] && delete.inserts.map(\.item.id) == ["b"])
+        #expect(after.total == 1 && after.count == 1)
+    }
+
+    @Test("pinning moves a chat up; reordering the pins costs the fewest moves")
+    func pins() throws {
+        let chats = [Self.chat("p1", 1, pin: 3), Self.chat("p2", 2, pin: 2), Self.chat("p3", 3, pin: 1),
+                     Self.chat("a", 50), Self.chat("b", 40)]
+        let feed = LiveFeed(chats: chats, options: FeedOptions(resetThreshold: .infinity))
+        let snapshot = try feed.subscribe(limit: nil, maxInFlight: 0)
+        #expect(snapshot.items.map(\.id) == ["p1", "p2", "p3", "a", "b"])
+        // setPinned [p3, p1, p2]: one move of p3 up.
+        let sent = feed.apply([
+            ChatChange(chatID: "p3", chat: Self.chat("p3", 3, pin: 3, revision: 2)),
+            ChatChange(chatID: "p1", chat: Self.chat("p1", 1, pin: 2, revision: 2)),
+            ChatChange(chatID: "p2", chat: Self.chat("p2", 2, pin: 1, revision: 2)),
+        ])
+        guard case .batch(_, 1, _, let structural) = sent.first else { Issue.record("\(sent)"); return }
+        #expect(structural.moves == [Move(from: 2, to: 0)])
+        // Pinning b puts it on top.
+        let pinned = feed.apply([ChatChange(chatID: "b", chat: Self.chat("b", 40, pin: 4, revision: 2))])
+        guard case .batch(_, 3, _, let up) = pinned.first else { Issue.record("\(pinned)"); return }
+        #expect(up.moves == [Move(from: 4, to: 0)])
     }
 }

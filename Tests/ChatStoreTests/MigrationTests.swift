@@ -52,7 +52,8 @@ import TestSupport
         #expect(try db.makeStatement("PRAGMA user_version").fetchValue(Int.self) == ChatStore.latestSchemaVersion)
         #expect(try db.makeStatement("PRAGMA journal_mode").fetchValue(String.self) == "wal")
         let plan = try db.makeStatement("""
-            EXPLAIN QUERY PLAN SELECT id FROM chat ORDER BY last_message_date DESC, id ASC LIMIT 10
+            EXPLAIN QUERY PLAN SELECT id FROM chat WHERE list = 'main'
+            ORDER BY pin_order DESC, last_message_date DESC, id ASC LIMIT 10
             """).fetchAll { row -> String in row[3] }
         #expect(plan.joined().contains("chat_list_order"), "plan: \(plan)")
     }

@@ -27,7 +27,7 @@ import TestSupport
         }
 
         mutating func next() -> ChatEvent {
-            let roll = Int.random(in: 0..<100, using: &random)
+            let roll = Int.random(in: 0..<125, using: &random)
             let chat = pick(ReferenceModelTests.chatIDs.dropLast().map { $0 } + (roll % 7 == 0 ? [""] : []))
             switch roll {
             case 0..<10: return .createChat(id: chat, title: pick(["A", "B"]), createdAt: Int64.random(in: 0...60, using: &random))
@@ -48,8 +48,17 @@ import TestSupport
                 return .postMessage(message)
             case 70..<82:
                 return .editMessage(id: messageID(), text: pick(ReferenceModelTests.texts), editedAt: Int64.random(in: 0...99, using: &random))
-            default:
+            case 82..<100:
                 return .deleteMessage(id: messageID())
+            case 100..<107: return .pinChat(id: chat)
+            case 107..<110: return .unpinChat(id: chat)
+            case 110..<114:
+                let list = pick(ChatList.allCases)
+                var ids = (0..<Int.random(in: 0...6, using: &random)).map { _ in pick(ReferenceModelTests.chatIDs.dropLast().map { $0 }) }
+                if roll % 3 != 0 { var seen = Set<String>(); ids = ids.filter { seen.insert($0).inserted } }
+                return .setPinned(list: list, chats: ids)
+            case 114..<120: return .moveChat(id: chat, to: pick(ChatList.allCases))
+            default: return .setMuted(id: chat, muted: Bool.random(using: &random))
             }
         }
     }
@@ -84,7 +93,9 @@ import TestSupport
             for (chat, expected) in zip(chats, expectedList) {
                 var shown = chat
                 shown.revision = 0
-                #expect(shown == expected, "seed \(seed) step \(step): row \(chat.id)")
+                var normalized = shown
+                normalized.pinOrder = chat.pinned ? 1 : 0
+                #expect(normalized == expected, "seed \(seed) step \(step): row \(chat.id)")
                 if let before = previous[chat.id] {
                     var old = before
                     old.revision = 0
@@ -108,14 +119,23 @@ import TestSupport
             previous = Dictionary(uniqueKeysWithValues: chats.map { ($0.id, $0) })
             sequence = latest
 
-            let positions = try store.positions(of: Array(previous.keys) + ["missing"])
-            for (index, chat) in chats.enumerated() { #expect(positions[chat.id] == .some(index)) }
+            for list in ChatList.allCases {
+                let expected = model.list(list)
+                #expect(try store.counters(of: list) == model.counters(list), "seed \(seed) step \(step): counters of \(list)")
+                #expect(try store.chats(in: ChatListView(list: list), offset: 0, limit: 1000).map(\.id) == expected.map(\.id))
+                #expect(try store.chats(in: ChatListView(list: list, unreadOnly: true), offset: 0, limit: 1000).map(\.id)
+                    == expected.filter { $0.unread > 0 }.map(\.id))
+                let positions = try store.positions(of: Array(previous.keys) + ["missing"], in: list)
+                for (index, chat) in expected.enumerated() { #expect(positions[chat.id] == .some(index)) }
+                for chat in chats where chat.list != list { #expect(positions[chat.id] == .some(nil)) }
+                #expect(positions["missing"] == .some(nil))
+            }
         }
 
         for id in model.chats.keys {
             let expected = model.messages.values.filter { $0.message.chat == id && !$0.isDeleted }.map(\.message)
                 .sorted { $0.sentAt != $1.sentAt ? $0.sentAt > $1.sentAt : ReferenceModel.byteLess($1.id, $0.id) }
-            #expect(try store.messages(chat: id, before: nil, limit: 1000) == expected)
+            #expect(try store.messages(chat: id, before: nil, limit: 1000).items == expected)
         }
         #expect(try store.stats().messages == model.messages.values.filter { !$0.isDeleted }.count)
     }

@@ -48,10 +48,34 @@ enum CLI {
         let located = try CLI.run(["locate", "--json", "general", "nope"] + db)
         #expect(located.stdout == "{\"total\":2,\"indices\":{\"general\":1,\"nope\":null}}\n")
         let messages = try CLI.run(["messages", "general", "--json"] + db)
-        #expect(messages.stdout == "{\"items\":[{\"id\":\"m1\",\"chat\":\"general\",\"sender\":\"ann\",\"text\":\"hello\\nworld\",\"sentAt\":3000,\"editedAt\":null}]}\n")
+        #expect(messages.stdout == "{\"items\":[{\"id\":\"m1\",\"chat\":\"general\",\"sender\":\"ann\",\"text\":\"hello\\nworld\",\"sentAt\":3000,\"editedAt\":null}],\"nextCursor\":null}\n")
 
         let store = try ChatStore(path: directory.path("cli.sqlite"))
         #expect(try store.stats().messages == 2)
+    }
+
+    /// `messages` ends with the cursor of the next page; `--cursor` shows that page.
+    @Test func messagesPageByCursor() throws {
+        let directory = try TemporaryDirectory()
+        let db = ["--database", directory.path("cli.sqlite")]
+        let store = try ChatStore(path: directory.path("cli.sqlite"))
+        _ = try store.apply([.createChat(id: "g", title: "G", createdAt: 0)] + (0..<5).map {
+            .postMessage(Message(id: "m\($0)", chat: "g", sender: "ann", text: "t\($0)", sentAt: 100))
+        })
+        var seen: [String] = []
+        var arguments = ["messages", "g", "--limit", "2"] + db
+        for _ in 0..<5 {
+            let page = try CLI.run(arguments)
+            #expect(page.status == 0 && page.stderr.isEmpty)
+            let lines = page.stdout.split(separator: "\n")
+            seen += lines.dropFirst().compactMap { line in line.split(separator: " ").last.map(String.init) }
+                .filter { $0.hasPrefix("m") }
+            guard let more = lines.last, more.hasPrefix("more: --cursor ") else { break }
+            arguments = ["messages", "g", "--limit", "2", "--cursor", String(more.dropFirst("more: --cursor ".count))] + db
+        }
+        #expect(seen == ["m4", "m3", "m2", "m1", "m0"])
+        let bad = try CLI.run(["messages", "g", "--cursor", "nope"] + db)
+        #expect(bad.status == 1 && bad.stderr.contains("cursor") && bad.stdout.isEmpty)
     }
 
     @Test func aRefusedWriteIsOneErrorLineAndChangesNothing() throws {

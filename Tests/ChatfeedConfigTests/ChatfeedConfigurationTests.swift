@@ -51,7 +51,7 @@ import Testing
         #expect(defaults.pollIntervalMilliseconds == 20)
         #expect(defaults.maxLineBytes == 1_048_576)
         #expect(defaults.defaultMaxInFlight == 1)
-        #expect(defaults.resetThreshold == 1.0)
+        #expect(defaults.resetThreshold == 1.5)
         #expect(defaults.groupCommitMaxEvents == 1000)
         #expect(defaults.logLevel == .info)
     }

@@ -49,12 +49,20 @@ import WireProtocol
     @Test func writesThatChangeNothingShownSendNothing() throws {
         let f = try Fixture()
         #expect(f.order == ["c", "a", "b"])
+        // Read, so that deleting one of a's messages changes no unread count.
+        _ = try f.write("chat.markRead", ["chat": "a"])
+        _ = try f.write("chat.pin", ["chat": "b"])
         let revisions = f.mirror.rows.map(\.revision)
         for (method, params) in [
             ("chat.rename", ["chat": "b", "title": "B"]),  // the same title
             ("chat.markRead", ["chat": "b"]),  // nothing unread
             ("message.edit", ["id": "m2", "text": "late, edited"]),  // not the last message
-            ("message.delete", ["id": "m2"]),  // not the last message
+            ("message.delete", ["id": "m2"]),  // not the last message, read
+            ("chat.pin", ["chat": "b"]),  // pinned already
+            ("chat.unpin", ["chat": "a"]),  // not pinned
+            ("chat.setPinned", ["list": "main", "chats": ["b"]]),  // the pins as they are
+            ("chat.unarchive", ["chat": "a"]),  // in main already
+            ("chat.unmute", ["chat": "a"]),  // not muted
             ("message.post", ["chat": "a", "id": "m2", "sender": "bob", "text": "late", "sentAt": 2_500]),  // duplicate of a deleted one
             ("message.post", ["chat": "a", "id": "m1", "sender": "ann", "text": "first", "sentAt": 3_000]),  // duplicate
             ("message.edit", ["id": "m1", "text": "first"]),  // the same text

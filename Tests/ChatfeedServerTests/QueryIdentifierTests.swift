@@ -21,6 +21,8 @@ import WireProtocol
             ("messages.list", ["chat": .string(Self.tooLong)], "chat"),
             ("messages.list", ["chat": .string(Self.notNFC)], "chat"),
             ("messages.list", ["chat": "\u{1B}[2J"], "chat"),
+            ("feed.subscribe", ["known": [["id": "keep", "revision": 1], ["id": "", "revision": 1]]], "known[1].id"),
+            ("feed.subscribe", ["known": [["id": "a\u{0}", "revision": 1]]], "known[0].id"),
             // Writes: control characters (C0, DEL, C1) in any id.
             ("chat.create", ["chat": "bad\u{0}id", "title": "T"], "chat"),
             ("chat.create", ["chat": "bell\u{7}", "title": "T"], "chat"),

@@ -65,7 +65,7 @@ import WireProtocol
             arguments = ["--config", config]
         }
         let daemon = try Daemon(directory: directory, extraArguments: arguments)
-        var model = ClientModel()
+        var model = ClientModel(withLists: true)
         let context = run.testDescription
 
         // A few chats before anyone subscribes, so that the snapshots are not empty.
@@ -74,12 +74,20 @@ import WireProtocol
             let write = model.createChat(using: &random)
             try ClientModel.check(try daemon.request(write.method, write.params), against: write.expect, method: write.method, params: write.params)
         }
-        moments.record(model.expectedList)
+        moments.record(model.expectedViews)
         let windowLimit = Int.random(in: 4...12, using: &random)
+        let archive = ChatListView(list: .archive)
+        let unread = ChatListView(list: .main, unreadOnly: true)
+        let archivedUnread = ChatListView(list: .archive, unreadOnly: true)
         var mirrors = [
             try FeedMirror(daemon: daemon, maxInFlight: maxInFlight, moments: moments),
             try FeedMirror(daemon: daemon, limit: windowLimit, maxInFlight: maxInFlight, moments: moments),
             try FeedMirror(daemon: daemon, limit: 1, maxInFlight: maxInFlight, moments: moments),
+            try FeedMirror(daemon: daemon, view: archive, maxInFlight: maxInFlight, moments: moments),
+            try FeedMirror(daemon: daemon, view: archive, limit: 3, maxInFlight: maxInFlight, moments: moments),
+            try FeedMirror(daemon: daemon, view: unread, maxInFlight: maxInFlight, moments: moments),
+            try FeedMirror(daemon: daemon, view: unread, limit: windowLimit, maxInFlight: maxInFlight, moments: moments),
+            try FeedMirror(daemon: daemon, view: archivedUnread, maxInFlight: maxInFlight, moments: moments),
         ]
 
         var outstanding: [Outstanding] = []
@@ -113,17 +121,26 @@ import WireProtocol
         func compareWithTheList(_ when: String) throws {
             try collectReplies()
             let stats = try FeedMirror.settle(mirrors, daemon: daemon)
-            let list = try daemon.call("chats.list", ["limit": 10_000])
-            let items = try (list["items"]?.arrayValue ?? []).map { try Chat(jsonValue: $0) }
-            #expect(list["total"]?.int64Value == Int64(items.count), "\(context), \(when)")
-            let expected = model.expectedList
-            var withoutRevision = items
-            for index in withoutRevision.indices { withoutRevision[index].revision = 0 }
-            #expect(withoutRevision == expected, "\(context), \(when): chats.list differs from what the writes produce")
-            for mirror in mirrors where !mirror.unsubscribed {
-                let want = mirror.limit.map { Array(items.prefix($0)) } ?? items
-                #expect(mirror.rows == want, "\(context), \(when): mirror of \(mirror.subscription) (limit \(mirror.limit.map(String.init) ?? "none")) differs from chats.list")
+            var views: [ChatListView: [Chat]] = [:]
+            for view in ChatListView.all {
+                let list = try daemon.call("chats.list", [
+                    "limit": 10_000, "list": .string(view.list.rawValue), "unreadOnly": .bool(view.unreadOnly),
+                ])
+                let items = try (list["items"]?.arrayValue ?? []).map { try Chat(jsonValue: $0) }
+                views[view] = items
+                let counters = model.expectedCounters(view.list)
+                #expect(list["total"]?.int64Value == Int64(counters.total), "\(context), \(when): total of \(view)")
+                #expect(try UnreadCounters(jsonValue: list["unread"] ?? .null) == counters.unread, "\(context), \(when): unread of \(view)")
+                #expect(items.map(ClientModel.normalized) == model.expectedList(view),
+                        "\(context), \(when): chats.list of \(view) differs from what the writes produce")
+                for mirror in mirrors where !mirror.unsubscribed && mirror.view == view {
+                    let want = mirror.limit.map { Array(items.prefix($0)) } ?? items
+                    #expect(mirror.rows == want, "\(context), \(when): mirror of \(mirror.subscription) (\(view), limit \(mirror.limit.map(String.init) ?? "none")) differs from chats.list")
+                    #expect(mirror.total == Int64(counters.total) && mirror.unread == counters.unread,
+                            "\(context), \(when): counts of \(mirror.subscription) (\(view)) are not live")
+                }
             }
+            let items = views[ChatListView(list: .main)]!
             #expect(stats["chats"]?.int64Value == Int64(model.chats.count), "\(context), \(when): \(stats)")
             #expect(stats["messages"]?.int64Value == Int64(model.liveMessageCount), "\(context), \(when): \(stats)")
 
@@ -147,7 +164,7 @@ import WireProtocol
             var bytes: [UInt8] = []
             for _ in 0..<burst {
                 let write = model.randomWrite(using: &random)
-                moments.record(model.expectedList)
+                moments.record(model.expectedViews)
                 let id = daemon.makeID()
                 bytes += Daemon.line(id: id, method: write.method, params: write.params)
                 outstanding.append(Outstanding(id: id, method: write.method, params: write.params, expect: write.expect))
@@ -182,7 +199,7 @@ import WireProtocol
         try compareWithTheList("at the end")
 
         let full = mirrors[0]
-        let summary = mirrors.map { "\($0.limit.map { "limit \($0)" } ?? "full"): \($0.batches) batches (\($0.structuralBatches) structural, \($0.updateBatches) updates, \($0.moves) moves), \($0.resets) resets" }
+        let summary = mirrors.map { "\($0.view) \($0.limit.map { "limit \($0)" } ?? "full"): \($0.batches) batches (\($0.structuralBatches) structural, \($0.updateBatches) updates, \($0.countOnlyBatches) counts only, \($0.moves) moves), \($0.resets) resets" }
         #expect(full.batches + full.resets > 20 && full.structuralBatches > 0 && full.updateBatches > 0,
                 "\(context): the stream exercised too little: \(summary)")
         if ProcessInfo.processInfo.environment["E2E_VERBOSE"] != nil { print("\(context): \(summary); moments \(mirrors.map(\.moment)) of \(moments.count)") }

@@ -96,6 +96,10 @@ struct ListDiffExampleTests {
         ([1, 2, 1], [1], ListSide.old),
         ([1], [2, 3, 3], ListSide.new),
         ([1, 2], [2, 1, 2], ListSide.new),
+        ([1, 2, 1], [1, 2, 1], ListSide.old),
+        ([1, 2, 3], [1, 2, 3, 2], ListSide.new),
+        ([1, 2, 3], [3, 1, 2, 3], ListSide.new),
+        ([1, 2, 3, 4], [4, 1, 2, 3, 1], ListSide.new),
     ])
     func duplicates(old: [Int], new: [Int], side: ListSide) {
         #expect {
@@ -133,6 +137,32 @@ struct FewestMovesTests {
         // Three chains of two; only one keeps both rows that did not go up.
         #expect(FewestMoves.select(newPositions: [3, 4, 1, 2], wentUp: [true, true, false, false])
             == [false, false, true, true])
+    }
+
+    @Test("improving a given chain chooses as well as choosing from scratch", arguments: [31, 32])
+    func improvingAChain(seed: UInt64) {
+        var generator = SeededGenerator(seed: seed)
+        for _ in 0..<300 {
+            let count = Int.random(in: 0...300, using: &generator)
+            var ranks = Array(0..<count)
+            for _ in 0..<Int.random(in: 0...6, using: &generator) where count > 0 {
+                ranks.insert(ranks.remove(at: Int.random(in: 0..<count, using: &generator)),
+                             at: Int.random(in: 0..<count, using: &generator))
+            }
+            // A chain: greedily, the items above every earlier kept item, skipping some at random.
+            var chain = [Bool](repeating: false, count: count)
+            var last = -1
+            for k in 0..<count where ranks[k] > last && Int.random(in: 0..<8, using: &generator) != 0 {
+                chain[k] = true
+                last = ranks[k]
+            }
+            func weight(_ stays: [Bool]) -> (Int, Int) {
+                let kept = (0..<count).filter { stays[$0] }
+                #expect(zip(kept, kept.dropFirst()).allSatisfy { ranks[$0] < ranks[$1] })
+                return (kept.count, kept.filter { ranks[$0] >= $0 }.count)
+            }
+            #expect(weight(FewestMoves.select(newRanks: ranks, improving: chain)) == weight(FewestMoves.select(newRanks: ranks)))
+        }
     }
 
     @Test("blind selection: the longest increasing run stays, the rows that went up move on ties")

@@ -27,11 +27,18 @@ public enum BuiltExecutable {
     public static func run(
         _ name: String, _ arguments: [String], stdin: String? = nil, timeout: TimeInterval = 60
     ) throws -> Outcome {
+        try run(executable: path(name), arguments, stdin: stdin, timeout: timeout)
+    }
+
+    /// Runs the program at `executable` like `run(_:_:stdin:timeout:)`.
+    public static func run(
+        executable: String, _ arguments: [String], stdin: String? = nil, timeout: TimeInterval = 60
+    ) throws -> Outcome {
         let directory = try TemporaryDirectory()
         let output = LockedBox<[UInt8]>([])
         let ended = LockedBox(false)
         let child = try ChildProcess(
-            executable: path(name), arguments: arguments, stderrPath: directory.path("stderr"), lifetime: timeout + 10,
+            executable: executable, arguments: arguments, stderrPath: directory.path("stderr"), lifetime: timeout + 10,
             onLine: { line in output.withLock { $0.append(contentsOf: line + [0x0A]) } },
             onEnd: { ended.withLock { $0 = true } })
         if let stdin { child.send(Array(stdin.utf8)) }

@@ -1,16 +1,30 @@
 import ChatModel
 
-/// Random committed changes to a chat list, as the store would report them: new chats, messages
-/// that bump a chat to the top, late messages, deleted last messages, renames, reads, removals.
+/// Random committed changes to the chat lists, as the store would report them: new chats, messages
+/// that bump a chat to the top, late messages, deleted last messages, deleted unread messages,
+/// renames, reads, removals, pins, unpins, archiving, unarchiving, mute and unmute.
 public struct ChatStream {
     public private(set) var chats: [String: Chat] = [:]
     private var nextChat = 0
     private var clock: Int64 = 1_000
 
-    public init() {}
+    /// Whether changes include pins, list moves and mute.
+    public var withLists: Bool
 
-    /// The chat list in SPEC order.
-    public var list: [Chat] { chats.values.sorted { $0.orderKey < $1.orderKey } }
+    public init(withLists: Bool = true) {
+        self.withLists = withLists
+    }
+
+    /// The `main` list in SPEC order.
+    public var list: [Chat] { list(ChatList.main) }
+
+    /// The rows of `view` in SPEC order.
+    public func list(_ view: ChatListView) -> [Chat] {
+        chats.values.filter { view.contains($0) }.sorted { $0.orderKey < $1.orderKey }
+    }
+
+    /// The rows of `list` in SPEC order.
+    public func list(_ list: ChatList) -> [Chat] { self.list(ChatListView(list: list)) }
 
     /// One committed group of 1…`maxChanges` changes.
     public mutating func nextGroup(maxChanges: Int, using generator: inout some RandomNumberGenerator) -> [ChatChange] {
@@ -20,6 +34,7 @@ public struct ChatStream {
     public mutating func nextChange(using generator: inout some RandomNumberGenerator) -> ChatChange {
         clock += Int64.random(in: 1...3, using: &generator)
         let roll = Int.random(in: 0..<100, using: &generator)
+        let listRoll = Int.random(in: 0..<(withLists ? 12 : 0) + 1, using: &generator)
         if chats.count < 3 || roll < 12 {
             let id = "c\(nextChat)"
             nextChat += 1
@@ -28,8 +43,32 @@ public struct ChatStream {
             return record(Chat(id: id, title: "chat \(id)", createdAt: createdAt, lastMessage: nil,
                                lastMessageDate: createdAt, unread: 0, revision: 1))
         }
-        var chat = chats.values.randomElement(using: &generator)!
+        // From the ids in order, not from the dictionary, whose order changes with every process:
+        // the same seed gives the same stream.
+        var chat = chats[chats.keys.sorted().randomElement(using: &generator)!]!
         chat.revision += 1
+        switch listRoll {
+        case 1, 2:  // pin on top, or unpin
+            chat.pinOrder = chat.pinned ? 0 : (chats.values.filter { $0.list == chat.list }.map(\.pinOrder).max() ?? 0) + 1
+            return record(chat)
+        case 3, 4:  // to the other list, unpinned
+            chat.list = chat.list.other
+            chat.pinOrder = 0
+            return record(chat)
+        case 5:
+            chat.muted.toggle()
+            return record(chat)
+        case 6 where chat.unread > 0:  // an unread message deleted
+            chat.unread -= 1
+            return record(chat)
+        case 7 where chat.pinned:  // setPinned reorders: the chat goes to the bottom of the pins
+            let lowest = chats.values.filter { $0.list == chat.list && $0.pinned }.map(\.pinOrder).min()!
+            guard lowest != chat.pinOrder, lowest > 1 else { break }
+            chat.pinOrder = lowest - 1
+            return record(chat)
+        default:
+            break
+        }
         switch roll {
         case ..<50:  // a new message: the chat goes to the top
             chat.lastMessage = LastMessage(id: "m\(clock)", sender: "ann", text: "hi \(clock)", sentAt: clock)

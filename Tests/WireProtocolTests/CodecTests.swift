@@ -12,7 +12,14 @@ import Testing
 
     @Test func chatKeys() throws {
         #expect([UInt8].written(chat.appendJSON).text
-            == #"{"id":"c1","title":"Team \"A\"","createdAt":100,"lastMessage":{"id":"m9","sender":"bo","text":"hi\n","sentAt":1700000000123},"lastMessageDate":1700000000123,"unread":3,"revision":12}"#)
+            == #"{"id":"c1","title":"Team \"A\"","createdAt":100,"lastMessage":{"id":"m9","sender":"bo","text":"hi\n","sentAt":1700000000123},"lastMessageDate":1700000000123,"unread":3,"revision":12,"list":"main","pinned":false,"pinOrder":0,"muted":false}"#)
+        var pinned = chat
+        pinned.list = .archive
+        pinned.pinOrder = 4
+        pinned.muted = true
+        let pinnedJSON = try parsed(pinned.appendJSON)
+        #expect(pinnedJSON["list"] == "archive" && pinnedJSON["pinned"] == true && pinnedJSON["muted"] == true)
+        #expect(try Chat(jsonValue: pinnedJSON) == pinned)
         var empty = chat
         empty.lastMessage = nil
         #expect(try parsed(empty.appendJSON)["lastMessage"] == .null)
@@ -41,14 +48,14 @@ import Testing
         #expect([UInt8].written(EventResult.posted(duplicate: false).appendJSON).text == #"{"duplicate":false}"#)
         #expect([UInt8].written(EventResult.done.appendJSON).text == "{}")
         let list = try parsed { WireResults.appendChatsList(total: 7, items: [chat], to: &$0) }
-        #expect(list.objectValue?.keys == ["total", "items"])
+        #expect(list.objectValue?.keys == ["total", "unread", "items"])
         #expect(try list["items"] == [parsed(chat.appendJSON)])
-        #expect([UInt8].written { WireResults.appendChatsList(total: 7, items: [], to: &$0) }.text == #"{"total":7,"items":[]}"#)
+        #expect([UInt8].written { WireResults.appendChatsList(total: 7, items: [], to: &$0) }.text == #"{"total":7,"unread":{"chats":0,"messages":0,"unmutedChats":0,"unmutedMessages":0},"items":[]}"#)
         #expect(WireResults.chatsLocate(total: 2, indices: [("b", 1), ("x", nil), ("b", 1)]).serialized().text
             == #"{"total":2,"indices":{"b":1,"x":null}}"#)
-        #expect(WireResults.messagesList(items: []).serialized().text == #"{"items":[]}"#)
+        #expect(WireResults.messagesList(chat: "c", page: MessagePage(items: [], next: nil)).serialized().text == #"{"items":[],"nextCursor":null}"#)
         #expect([UInt8].written { WireResults.appendFeedSubscribe(subscription: "s1", total: 1, items: [], to: &$0) }.text
-            == #"{"subscription":"s1","seq":0,"total":1,"items":[]}"#)
+            == #"{"subscription":"s1","seq":0,"count":0,"total":1,"unread":{"chats":0,"messages":0,"unmutedChats":0,"unmutedMessages":0},"items":[]}"#)
         var small = chat
         small.lastMessage = nil
         let batch = try parsed {
@@ -57,18 +64,20 @@ import Testing
                 batch: Batch(deletes: [3, 1], inserts: [IndexedItem(index: 0, item: small)], moves: [Move(from: 5, to: 1)]),
                 to: &$0)
         }
-        #expect(batch.objectValue?.keys == ["subscription", "seq", "count", "total", "deletes", "inserts", "moves", "updates"])
+        #expect(batch.objectValue?.keys == ["subscription", "seq", "count", "total", "unread", "deletes", "inserts", "moves", "updates"])
         #expect(batch["deletes"] == [3, 1])
         #expect(batch["moves"] == [["from": 5, "to": 1]])
         #expect(try batch["inserts"] == [["index": 0, "chat": parsed(small.appendJSON)]])
         #expect(batch["updates"] == [])
         #expect([UInt8].written { WireResults.appendFeedReset(subscription: "s1", seq: 5, count: 0, total: 0, items: [], to: &$0) }.text
-            == #"{"subscription":"s1","seq":5,"count":0,"total":0,"items":[]}"#)
+            == #"{"subscription":"s1","seq":5,"count":0,"total":0,"unread":{"chats":0,"messages":0,"unmutedChats":0,"unmutedMessages":0},"items":[]}"#)
     }
 
     @Test func methods() {
-        #expect(WireMethod.allCases.count == 14)
-        #expect(WireMethod.allCases.filter(\.isWrite).map(\.rawValue)
-            == ["chat.create", "chat.rename", "chat.remove", "chat.markRead", "message.post", "message.edit", "message.delete"])
+        #expect(WireMethod.allCases.count == 21)
+        #expect(WireMethod.allCases.filter(\.isWrite).map(\.rawValue) == [
+            "chat.create", "chat.rename", "chat.remove", "chat.markRead", "chat.pin", "chat.unpin", "chat.setPinned",
+            "chat.archive", "chat.unarchive", "chat.mute", "chat.unmute", "message.post", "message.edit", "message.delete",
+        ])
     }
 }

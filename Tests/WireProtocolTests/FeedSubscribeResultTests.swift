@@ -23,7 +23,7 @@ import WireProtocol
 
         var none: [UInt8] = []
         WireResults.appendFeedSubscribe(subscription: "s4", total: 0, batches: [], to: &none)
-        #expect(String(decoding: none, as: UTF8.self) == #"{"subscription":"s4","seq":0,"total":0,"batches":[]}"#)
+        #expect(String(decoding: none, as: UTF8.self) == #"{"subscription":"s4","seq":0,"count":0,"total":0,"unread":{"chats":0,"messages":0,"unmutedChats":0,"unmutedMessages":0},"batches":[]}"#)
     }
 
     @Test func itemsDecode() throws {

@@ -35,7 +35,7 @@ final class FeedIndex: @unchecked Sendable {
 
 /// A feed of `chatCount` chats with one subscription that needs no acks, so every event yields
 /// its batches at once.
-final class LiveFeed: @unchecked Sendable {
+final class BumpedFeed: @unchecked Sendable {
     let feed: LiveFeed
     var now: Int64 = newestDate
 
@@ -123,7 +123,7 @@ let benchmarks: @Sendable () -> Void = {
                 blackHole(live.bumpBottom())
             }
         } setup: {
-            LiveFeed(limit: limit)
+            BumpedFeed(limit: limit)
         }
     }
 

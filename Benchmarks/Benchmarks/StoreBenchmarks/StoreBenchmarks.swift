@@ -3,6 +3,7 @@ import CSQLite
 import ChatModel
 import ChatStore
 import Foundation
+import SQLite
 
 // Store ingest beside raw libsqlite3 inserts of the same rows, and the whole-list load of
 // 1,000,000 chats. Each ingest iteration posts 1,000 messages (scaling factor kilo), so

@@ -31,6 +31,10 @@ struct IngestOptions {
     /// Reuse the database at `database` as it is instead of preparing a fresh one per run.
     var reuseDatabase = false
     var logLevel = "warning"
+    /// Processes running `chatfeed send` one after another on the same database while the posts
+    /// are written (writers of another process competing for the write lock).
+    var cliWriters = 0
+    var cli = defaultCLIPath()
 }
 
 /// What one run measured.
@@ -59,6 +63,10 @@ struct IngestResult {
     var daemonWrittenBytes = 0
     var subscribeMilliseconds = 0.0
     var exitStatus: Int32 = 0
+    /// Wall time of each `chatfeed send` that ran while the posts were written (start to exit).
+    var cliLatency = Percentiles([])
+    var cliFailures = 0
+    var cliFirstFailure: String?
 
     var chatsPerBatch: Double { batches + resets == 0 ? 0 : Double(chatsCarried) / Double(batches + resets) }
 }
@@ -379,7 +387,24 @@ func runIngest(_ options: IngestOptions, run: Int) throws -> IngestResult {
         }
         state.writerDone.store(true, ordering: .releasing)
     }
+    let cliRuns = CLIRuns()
+    let cliDone = (0..<options.cliWriters).map { writer in
+        startThread("cli-\(writer)") {
+            var n = 0
+            while !state.writerDone.load(ordering: .acquiring) {
+                let chat = DataSet.chatID(Int((UInt64(writer) &* 7919 &+ UInt64(n) &* 104_729) % UInt64(options.chats)))
+                let started = nowNanoseconds()
+                let (status, stderr) = runCLI(options.cli, [
+                    "send", chat, "--from", "cli\(writer)", "--id", "cli-\(run)-\(writer)-\(n)", "hello from another process",
+                    "--database", options.database, "--config", options.config,
+                ])
+                cliRuns.record(milliseconds: Double(nowNanoseconds() - started) / 1e6, status: status, stderr: stderr)
+                n += 1
+            }
+        }
+    }
     writerDone.wait()
+    for done in cliDone { done.wait() }
     let written = state.written.load(ordering: .acquiring)
 
     // Every response and every post reflected in a batch, or a time-out. In a window, a post
@@ -450,6 +475,7 @@ func runIngest(_ options: IngestOptions, run: Int) throws -> IngestResult {
     result.daemonWrittenBytes = daemonWritten
     result.subscribeMilliseconds = subscribeMilliseconds
     result.exitStatus = status
+    (result.cliLatency, result.cliFailures, result.cliFirstFailure) = cliRuns.summary()
     if state.unexpectedLines > 0 {
         FileHandle.standardError.write(Data("warning: \(state.unexpectedLines) unexpected output lines\n".utf8))
     }
@@ -469,6 +495,49 @@ func printIngest(_ r: IngestResult, run: Int) {
           daemon wrote    \(grouped(r.daemonWrittenBytes / 1024)) KiB (\(grouped(r.daemonWrittenBytes / max(r.posted, 1))) bytes/post: stdout, WAL, checkpoints)
         """)
     if let error = r.firstError { print("  first error: \(error)") }
+    if r.cliLatency.count > 0 || r.cliFailures > 0 {
+        print("  chatfeed send   \(r.cliLatency.count + r.cliFailures) runs by other processes meanwhile, \(r.cliFailures) failed; wall time p50 \(ms(r.cliLatency, 50)) ms  p99 \(ms(r.cliLatency, 99)) ms  max \(format(r.cliLatency.max, 2)) ms")
+        if let failure = r.cliFirstFailure { print("  first CLI failure: \(failure)") }
+    }
+}
+
+/// The `chatfeed send` runs of the CLI writers, from several threads.
+private final class CLIRuns: @unchecked Sendable {
+    private let lock = NSLock()
+    private var latencies: [Double] = []
+    private var failures = 0
+    private var firstFailure: String?
+
+    func record(milliseconds: Double, status: Int32, stderr: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        if status == 0 {
+            latencies.append(milliseconds)
+        } else {
+            failures += 1
+            if firstFailure == nil { firstFailure = "status \(status): \(stderr)" }
+        }
+    }
+
+    func summary() -> (Percentiles, Int, String?) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (Percentiles(latencies), failures, firstFailure)
+    }
+}
+
+/// Runs `executable` to its end; its exit status and stderr.
+private func runCLI(_ executable: String, _ arguments: [String]) -> (Int32, String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let errors = Pipe()
+    process.standardError = errors
+    process.standardOutput = FileHandle.nullDevice
+    do { try process.run() } catch { return (-1, "\(error)") }
+    let data = errors.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
 }
 
 func printIngestSummary(_ results: [IngestResult], options: IngestOptions) {

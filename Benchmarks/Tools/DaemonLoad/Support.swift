@@ -158,6 +158,7 @@ func repositoryRoot() -> String {
 }
 
 func defaultDaemonPath() -> String { repositoryRoot() + "/.build/release/chatfeedd" }
+func defaultCLIPath() -> String { repositoryRoot() + "/.build/release/chatfeed" }
 func defaultConfigPath() -> String { repositoryRoot() + "/Config/chatfeed.json" }
 
 /// Writes a copy of the configuration file at `source` with `cacheSizeKiB` replaced.

@@ -19,6 +19,7 @@ let usage = """
                              [--rate POSTS_PER_S (0: as fast as the pipe takes them)] [--window N (0: unbounded)]
                              [--duration 60] [--lines-per-write 1] [--runs 1] [--seed 1]
                              [--database PATH] [--reuse-database] [--daemon PATH] [--config FILE] [--log-level L]
+                             [--cli-writers N (processes running `chatfeed send` meanwhile)] [--cli PATH]
            DaemonLoad startup [--chats 1000000] [--messages-per-chat 1] [--runs 5] [--database PATH] [--fresh]
                               [--cache-kib N] [--daemon PATH] [--config FILE]
 
@@ -79,6 +80,8 @@ do {
             case "--daemon": o.daemon = value("--daemon", &i)
             case "--config": o.config = value("--config", &i)
             case "--log-level": o.logLevel = value("--log-level", &i)
+            case "--cli-writers": o.cliWriters = int("--cli-writers", &i)
+            case "--cli": o.cli = value("--cli", &i)
             case "-h", "--help": print(usage); exit(0)
             default: fail("unknown option \(arguments[i])\n\(usage)")
             }

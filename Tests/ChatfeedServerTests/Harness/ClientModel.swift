@@ -13,6 +13,8 @@ struct ClientModel {
         var createdAt: Int64
         var unread: Int64 = 0
         var messages: Set<String> = []
+        var list = ChatList.main
+        var muted = false
     }
 
     struct MessageState {
@@ -22,6 +24,8 @@ struct ClientModel {
         var text: String
         var sentAt: Int64
         var deleted = false
+        /// Posted since the chat was last read.
+        var unread = true
     }
 
     /// What a write must answer.
@@ -53,7 +57,16 @@ struct ClientModel {
     private(set) var removedCount = 0
     private var nextMessage = 0
 
-    init(prefix: String = "") { self.prefix = prefix }
+    /// Each list's pinned chats, top first.
+    private(set) var pins: [ChatList: [String]] = [.main: [], .archive: []]
+    /// Whether random writes include pins, archiving and mute.
+    let withLists: Bool
+    static let maxPinnedChats = 5
+
+    init(prefix: String = "", withLists: Bool = false) {
+        self.prefix = prefix
+        self.withLists = withLists
+    }
 
     // MARK: The expected list
 
@@ -66,18 +79,44 @@ struct ClientModel {
             }
     }
 
-    /// The chat list as it must be, `revision` set to 0.
-    var expectedList: [Chat] {
-        chats.map { id, state -> Chat in
+    /// The `main` list as it must be, `normalized`.
+    var expectedList: [Chat] { expectedList(ChatListView(list: .main)) }
+
+    /// The rows of `view` as they must be, `normalized`: the pins in pin order, then the others.
+    func expectedList(_ view: ChatListView) -> [Chat] {
+        let rows = chats.compactMap { id, state -> Chat? in
+            guard state.list == view.list else { return nil }
             var last: LastMessage?
             if let messageID = lastMessageID(of: id), let message = messages[messageID] {
                 last = LastMessage(id: messageID, sender: message.sender, text: message.text, sentAt: message.sentAt)
             }
-            return Chat(
+            let chat = Chat(
                 id: id, title: state.title, createdAt: state.createdAt, lastMessage: last,
-                lastMessageDate: last?.sentAt ?? state.createdAt, unread: state.unread, revision: 0)
+                lastMessageDate: last?.sentAt ?? state.createdAt, unread: state.unread, revision: 0,
+                list: state.list, pinOrder: pins[state.list]!.contains(id) ? 1 : 0, muted: state.muted)
+            return view.contains(chat) ? chat : nil
         }
-        .sorted(by: FeedMirror.precedes)
+        let byID = Dictionary(uniqueKeysWithValues: rows.map { ($0.id, $0) })
+        return pins[view.list]!.compactMap { byID[$0] } + rows.filter { !$0.pinned }.sorted(by: FeedMirror.precedes)
+    }
+
+    /// Every view's rows, as `expectedList(_:)` gives them.
+    var expectedViews: [ChatListView: [Chat]] {
+        Dictionary(uniqueKeysWithValues: ChatListView.all.map { ($0, expectedList($0)) })
+    }
+
+    /// A list's counters, recounted.
+    func expectedCounters(_ list: ChatList) -> ListCounters {
+        ListCounters.recount(expectedList(ChatListView(list: list)), list: list)
+    }
+
+    /// A chat as the model knows it: revision 0, `pinOrder` 1 when pinned (the model checks the
+    /// order of pins by the order of rows).
+    static func normalized(_ chat: Chat) -> Chat {
+        var chat = chat
+        chat.revision = 0
+        chat.pinOrder = chat.pinned ? 1 : 0
+        return chat
     }
 
     var liveMessageCount: Int {
@@ -95,6 +134,7 @@ struct ClientModel {
         if liveChats.count < 4 || roll < 8 { return createChat(using: &generator) }
         let chatID = liveChats.randomElement(using: &generator)!
         let live = chats[chatID]!.messages.sorted().filter { !messages[$0]!.deleted }
+        if withLists, Int.random(in: 0..<100, using: &generator) < 16 { return listWrite(chatID, using: &generator) }
         switch roll {
         case ..<45:
             // A new message; one in five arrives late (older than the chat's last, maybe older than the chat).
@@ -121,13 +161,19 @@ struct ClientModel {
             let target = Int.random(in: 0..<4, using: &generator) > 0 ? lastMessageID(of: chatID) : live.randomElement(using: &generator)
             guard let id = target else { return rename(chatID, using: &generator) }
             messages[id]!.deleted = true
+            if messages[id]!.unread {
+                messages[id]!.unread = false
+                chats[chatID]!.unread -= 1
+            }
             return ("message.delete", ["id": .string(id)], .empty)
         case ..<78:
             return rename(chatID, using: &generator)
         case ..<87:
             chats[chatID]!.unread = 0
+            for id in chats[chatID]!.messages { messages[id]!.unread = false }
             return ("chat.markRead", ["chat": .string(chatID)], .chat(chatID))
         case ..<93:
+            pins[chats[chatID]!.list]!.removeAll { $0 == chatID }
             for id in chats[chatID]!.messages { messages[id] = nil }
             chats[chatID] = nil
             removedChats.append(chatID)
@@ -151,6 +197,42 @@ struct ClientModel {
         }
     }
 
+    /// A pin, unpin, setPinned, archive, unarchive, mute or unmute of `chatID`, or of its list.
+    mutating func listWrite(_ chatID: String, using generator: inout some RandomNumberGenerator) -> (method: String, params: JSONValue, expect: Expectation) {
+        let list = chats[chatID]!.list
+        let params: JSONValue = ["chat": .string(chatID)]
+        switch Int.random(in: 0..<100, using: &generator) {
+        case ..<30:
+            if pins[list]!.contains(chatID) { return ("chat.pin", params, .chat(chatID)) }
+            guard pins[list]!.count < Self.maxPinnedChats else { return ("chat.pin", params, .error(-32002)) }
+            pins[list]!.insert(chatID, at: 0)
+            return ("chat.pin", params, .chat(chatID))
+        case ..<45:
+            pins[list]!.removeAll { $0 == chatID }
+            return ("chat.unpin", params, .chat(chatID))
+        case ..<60:
+            // The list's pins reordered, some dropped, maybe a new one; now and then a chat of the
+            // other list, which is invalid and changes nothing.
+            var chosen = pins[list]!.shuffled(using: &generator).filter { _ in Int.random(in: 0..<5, using: &generator) > 0 }
+            if chosen.count < Self.maxPinnedChats, !chosen.contains(chatID) { chosen.insert(chatID, at: Int.random(in: 0...chosen.count, using: &generator)) }
+            let stranger = chats.keys.sorted().first { chats[$0]!.list != list }
+            let params: JSONValue = ["list": .string(list.rawValue), "chats": .array(chosen.map { .string($0) })]
+            if let stranger, Int.random(in: 0..<8, using: &generator) == 0 {
+                return ("chat.setPinned", ["list": .string(list.rawValue), "chats": .array((chosen + [stranger]).map { .string($0) })], .error(-32602))
+            }
+            pins[list] = chosen
+            return ("chat.setPinned", params, .empty)
+        case ..<80:
+            let target = list.other
+            if pins[list]!.contains(chatID) { pins[list]!.removeAll { $0 == chatID } }
+            chats[chatID]!.list = target
+            return (target == .archive ? "chat.archive" : "chat.unarchive", params, .chat(chatID))
+        default:
+            chats[chatID]!.muted.toggle()
+            return (chats[chatID]!.muted ? "chat.mute" : "chat.unmute", params, .chat(chatID))
+        }
+    }
+
     mutating func createChat(using generator: inout some RandomNumberGenerator) -> (method: String, params: JSONValue, expect: Expectation) {
         let id: String
         if !removedChats.isEmpty, Int.random(in: 0..<3, using: &generator) == 0 {
@@ -164,6 +246,8 @@ struct ClientModel {
         let createdAt = Bool.random(using: &generator) ? clock : clock - Int64.random(in: 0...600, using: &generator)
         let title = "Chat \(id) \(Self.text(using: &generator))"
         chats[id] = ChatState(title: title, createdAt: createdAt)
+        pins[.main]!.removeAll { $0 == id }
+        pins[.archive]!.removeAll { $0 == id }
         return ("chat.create", ["chat": .string(id), "title": .string(title), "createdAt": .integer(createdAt)], .chat(id))
     }
 

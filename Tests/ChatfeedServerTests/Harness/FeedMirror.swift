@@ -9,16 +9,19 @@ import WireProtocol
 /// `feed.batch` through `UIKitBatchModel.apply` (the UIKit rules), every `feed.reset` by
 /// replacement. It checks the feed's promises on the way:
 /// - `seq` starts at 1 and has no gaps; never more than `maxInFlight` unacknowledged;
-/// - `count` is the mirror's size, `min(limit, total)`;
+/// - `count` is the mirror's size, `min(limit, total)` for a whole list; an empty batch carries
+///   counts that differ from the previous notification's;
 /// - ids are unique; after a pure-update batch or a reset the mirror is in chat-list order
 ///   (a moment of the list);
-/// - a row moved by a structural batch is updated, with another `lastMessageDate`, by the
-///   deferred batch that immediately follows (only chats whose order key changed may move);
+/// - a row moved by a structural batch is updated, with another order key (pin order or
+///   `lastMessageDate`), by the deferred batch that immediately follows (only chats whose order
+///   key changed may move);
 /// - with a `MomentLog`: the snapshot, the list before each structural batch, and the list after
 ///   each pure-update batch and reset are the chat list at one moment of the commit order, and
 ///   those moments never go back.
 final class FeedMirror {
     let subscription: String
+    let view: ChatListView
     let limit: Int?
     let maxInFlight: Int
     private(set) var rows: [Chat]
@@ -27,13 +30,18 @@ final class FeedMirror {
     private(set) var lastAcked: Int64 = 0
     /// Next notification of the daemon's log to look at.
     private var cursor: Int
-    /// Ids moved by the last structural batch, with their `lastMessageDate` before it.
-    private var movedAwaitingUpdate: [String: Int64] = [:]
+    /// Ids moved by the last structural batch, with their order key before it.
+    private var movedAwaitingUpdate: [String: ChatOrderKey] = [:]
+    /// `total` and `unread` of the latest notification (of the snapshot before any).
+    private(set) var total: Int64 = 0
+    private(set) var unread = UnreadCounters()
     private(set) var batches = 0
     private(set) var structuralBatches = 0
     private(set) var updateBatches = 0
     private(set) var resets = 0
     private(set) var moves = 0
+    /// Empty batches: only the counts changed.
+    private(set) var countOnlyBatches = 0
     /// Set once `feed.unsubscribe` answered: no notification may follow.
     private(set) var unsubscribed = false
     /// The lists after each write, when the test knows them.
@@ -43,11 +51,17 @@ final class FeedMirror {
 
     /// Subscribes and takes the snapshot. The notification cursor is taken before the request,
     /// so that notifications that follow the response at once are not missed.
-    init(daemon: Daemon, limit: Int? = nil, maxInFlight: Int, moments: MomentLog? = nil) throws {
+    init(
+        daemon: Daemon, view: ChatListView = ChatListView(list: .main), limit: Int? = nil, maxInFlight: Int,
+        moments: MomentLog? = nil
+    ) throws {
         self.moments = moments
+        self.view = view
         cursor = daemon.notificationCount
         var params: JSONObject = ["maxInFlight": .integer(maxInFlight)]
         if let limit { params.append("limit", .integer(limit)) }
+        if view.list != .main { params.append("list", .string(view.list.rawValue)) }
+        if view.unreadOnly { params.append("unreadOnly", true) }
         let result = try daemon.call("feed.subscribe", .object(params))
         guard let subscription = result["subscription"]?.stringValue, result["seq"]?.int64Value == 0,
               let total = result["total"]?.int64Value, let items = result["items"]?.arrayValue
@@ -56,8 +70,11 @@ final class FeedMirror {
         self.limit = limit
         self.maxInFlight = maxInFlight
         rows = try items.map { try Chat(jsonValue: $0) }
+        self.total = total
+        unread = try UnreadCounters(jsonValue: result["unread"] ?? .null)
+        guard result["count"]?.int64Value == Int64(rows.count) else { throw HarnessError("bad count in \(result)") }
         let expected = limit.map { min($0, Int(total)) } ?? Int(total)
-        guard rows.count == expected else {
+        guard view.unreadOnly ? rows.count <= expected : rows.count == expected else {
             throw HarnessError("snapshot of \(subscription) has \(rows.count) rows for total \(total), limit \(limit.map(String.init) ?? "none")")
         }
         try checkOrder("the snapshot")
@@ -67,14 +84,14 @@ final class FeedMirror {
     /// The mirror is the list (or its window) after some write at or after `moment`.
     func checkMoment(_ context: String) throws {
         guard let moments else { return }
-        guard let found = moments.firstMatch(rows, limit: limit, from: moment) else {
-            throw fail("\(context) is not the chat list at any moment from write \(moment) on (of \(moments.count)): \(rows.map(\.id))")
+        guard let found = moments.firstMatch(rows, view: view, limit: limit, from: moment) else {
+            throw fail("\(context) is not the \(view) list at any moment from write \(moment) on (of \(moments.count)): \(rows.map(\.id))")
         }
         moment = found
     }
 
     private func fail(_ message: String) -> HarnessError {
-        HarnessError("subscription \(subscription) (limit \(limit.map(String.init) ?? "none"), maxInFlight \(maxInFlight)) after seq \(lastSeq): \(message)")
+        HarnessError("subscription \(subscription) (\(view), limit \(limit.map(String.init) ?? "none"), maxInFlight \(maxInFlight)) after seq \(lastSeq): \(message)")
     }
 
     /// Applies every notification of this subscription that arrived since the last call.
@@ -122,8 +139,8 @@ final class FeedMirror {
                     guard let chat = updated[id] else {
                         throw fail("chat \(id) moved in batch \(seq - 1) but the deferred batch \(seq) does not update it")
                     }
-                    guard chat.lastMessageDate != oldDate else {
-                        throw fail("chat \(id) moved in batch \(seq - 1) though its lastMessageDate \(oldDate) did not change")
+                    guard chat.orderKey != oldDate else {
+                        throw fail("chat \(id) moved in batch \(seq - 1) though its order key \(oldDate) did not change")
                     }
                 }
                 movedAwaitingUpdate = [:]
@@ -131,10 +148,16 @@ final class FeedMirror {
             if batch.isStructural {
                 structuralBatches += 1
                 moves += batch.moves.count
-                for move in batch.moves { movedAwaitingUpdate[before[move.from].id] = before[move.from].lastMessageDate }
+                for move in batch.moves { movedAwaitingUpdate[before[move.from].id] = before[move.from].orderKey }
             } else {
                 updateBatches += 1
-                guard !batch.updates.isEmpty else { throw fail("batch \(seq) is empty") }
+                if batch.updates.isEmpty {
+                    countOnlyBatches += 1
+                    let newUnread = try UnreadCounters(jsonValue: params["unread"] ?? .null)
+                    guard count != Int64(before.count) || total != self.total || newUnread != unread else {
+                        throw fail("batch \(seq) is empty and its counts did not change")
+                    }
+                }
                 try checkOrder("pure-update batch \(seq)")
                 try checkMoment("the list after pure-update batch \(seq)")
             }
@@ -150,19 +173,24 @@ final class FeedMirror {
         }
         guard Int64(rows.count) == count else { throw fail("\(method) \(seq) says count \(count), the mirror has \(rows.count) rows") }
         let expected = limit.map { min(Int64($0), total) } ?? total
-        guard count == expected else { throw fail("\(method) \(seq): count \(count) with total \(total)") }
+        guard view.unreadOnly ? count <= expected : count == expected else { throw fail("\(method) \(seq): count \(count) with total \(total)") }
+        self.total = total
+        unread = try UnreadCounters(jsonValue: params["unread"] ?? .null)
         var seen = Set<String>()
         for row in rows where !seen.insert(row.id).inserted { throw fail("chat \(row.id) twice after \(method) \(seq)") }
     }
 
-    /// The rows are in chat-list order: `lastMessageDate` descending, then id ascending bytewise.
+    /// The rows are in list order: pin order descending, then `lastMessageDate` descending, then
+    /// id ascending bytewise.
     func checkOrder(_ context: String) throws {
         for (a, b) in zip(rows, rows.dropFirst()) where !Self.precedes(a, b) {
-            throw fail("after \(context), \(a.id) (\(a.lastMessageDate)) comes before \(b.id) (\(b.lastMessageDate))")
+            throw fail("after \(context), \(a.id) (\(a.orderKey)) comes before \(b.id) (\(b.orderKey))")
         }
+        for row in rows where !view.contains(row) { throw fail("after \(context), \(row.id) is not a row of \(view)") }
     }
 
     static func precedes(_ a: Chat, _ b: Chat) -> Bool {
+        if a.pinOrder != b.pinOrder { return a.pinOrder > b.pinOrder }
         if a.lastMessageDate != b.lastMessageDate { return a.lastMessageDate > b.lastMessageDate }
         return Array(a.id.utf8).lexicographicallyPrecedes(Array(b.id.utf8))
     }
@@ -224,19 +252,22 @@ final class FeedMirror {
     }
 }
 
-/// The chat list after each write of a test (revisions ignored), in commit order.
+/// Every view's rows after each write of a test (revisions ignored), in commit order.
 final class MomentLog {
-    private(set) var lists: [[Chat]] = []
+    private(set) var lists: [[ChatListView: [Chat]]] = []
 
     var count: Int { lists.count }
 
-    func record(_ list: [Chat]) { lists.append(list) }
+    /// Records a moment of `main` only.
+    func record(_ list: [Chat]) { lists.append([ChatListView(list: .main): list]) }
 
-    /// The first moment at or after `start` whose list (or its first `limit` rows) is `rows`.
-    func firstMatch(_ rows: [Chat], limit: Int?, from start: Int) -> Int? {
+    func record(_ views: [ChatListView: [Chat]]) { lists.append(views) }
+
+    /// The first moment at or after `start` whose `view` (or its first `limit` rows) is `rows`.
+    func firstMatch(_ rows: [Chat], view: ChatListView, limit: Int?, from start: Int) -> Int? {
         guard start < lists.count else { return nil }
         for index in start..<lists.count {
-            let list = lists[index]
+            guard let list = lists[index][view] else { continue }
             let expected = limit.map { list.prefix($0) } ?? list[...]
             guard expected.count == rows.count else { continue }
             if zip(expected, rows).allSatisfy({ Self.sameIgnoringRevision($0, $1) }) { return index }
@@ -246,6 +277,7 @@ final class MomentLog {
 
     static func sameIgnoringRevision(_ a: Chat, _ b: Chat) -> Bool {
         a.id == b.id && a.title == b.title && a.createdAt == b.createdAt && a.lastMessage == b.lastMessage
-            && a.lastMessageDate == b.lastMessageDate && a.unread == b.unread
+            && a.lastMessageDate == b.lastMessageDate && a.unread == b.unread && a.list == b.list
+            && a.pinned == b.pinned && a.muted == b.muted
     }
 }

@@ -1,0 +1,358 @@
+import ChatModel
+import Foundation
+import JSONCodec
+import ListDiff
+import WireProtocol
+
+/// A Swift client of the chatfeed engine: typed calls for every method of the protocol, and the
+/// feed as an `AsyncSequence` of updates validated against a mirror (SPEC §9).
+///
+/// One connection at a time, over a `ChatfeedTransport`. When the connection ends on its own (the
+/// child process died, the engine was closed under it), the client opens a new one and subscribes
+/// every live subscription again — with the rows it has (`known`) when the engine takes them, so
+/// that the app animates what changed while it was away; else with a snapshot, surfaced as a
+/// `.snapshot` update. Requests in flight at that moment fail with
+/// `ChatfeedClientError.connectionLost`; later ones wait for the new connection.
+///
+/// Call `close()` when done: the engine then commits what it has read and ends.
+public actor ChatfeedClient {
+    private let transport: any ChatfeedTransport
+    private var connection: (any ChatfeedConnection)?
+    /// Bumped per connection: lines and ends of an older connection are ignored.
+    private var generation = 0
+    private var readerTask: Task<Void, Never>?
+    private var reconnecting: Task<Void, Never>?
+    private var closed = false
+    private var failure: ChatfeedClientError?
+    /// Connections that ended in a row without answering anything (a daemon that cannot start).
+    private var failedConnections = 0
+    private static let maxFailedConnections = 5
+
+    private var nextRequestID: Int64 = 1
+    private var pending: [Int64: PendingRequest] = [:]
+
+    private var subscriptions: [Int: SubscriptionRecord] = [:]
+    private var handleBySubscription: [String: Int] = [:]
+    private var nextHandle = 1
+    /// False once the engine refused `known` (a daemon older than resume): snapshots then.
+    private var engineTakesKnown = true
+
+    private struct PendingRequest {
+        var method: String
+        var continuation: CheckedContinuation<JSONValue, any Error>
+        /// For `feed.subscribe`: the subscription the answer installs, before any later line.
+        var subscribing: Int?
+    }
+
+    private struct SubscriptionRecord {
+        var options: FeedOptions
+        var continuation: AsyncThrowingStream<FeedUpdate, any Error>.Continuation
+        var mirror: FeedMirror?
+        var epoch = 0
+        var lastAcknowledged: Int64 = 0
+    }
+
+    /// Opens the transport's first connection.
+    public init(transport: any ChatfeedTransport) async throws {
+        self.transport = transport
+        let connection = try await transport.connect()
+        adopt(connection)
+    }
+
+    /// A client over a `chatfeedd` child process on `database` (see `ChildProcessTransport`).
+    public static func childProcess(
+        database: String, config: String? = nil, executable: URL? = nil
+    ) async throws -> ChatfeedClient {
+        try await ChatfeedClient(
+            transport: ChildProcessTransport(executable: executable, database: database, config: config))
+    }
+
+    deinit {
+        readerTask?.cancel()
+    }
+
+    /// Ends every subscription's sequence and closes the connection gracefully (the engine
+    /// answers what it has read). Calls after it throw `ChatfeedClientError.connectionClosed`.
+    public func close() async {
+        guard !closed else { return }
+        closed = true
+        for (_, record) in subscriptions { record.continuation.finish() }
+        subscriptions.removeAll()
+        handleBySubscription.removeAll()
+        reconnecting?.cancel()
+        if let connection { await connection.close() }
+    }
+
+    // MARK: Requests
+
+    /// Sends a request and waits for its result; an error answer throws `ChatfeedError`.
+    func call(
+        _ method: String, _ params: JSONObject, subscribing: Int? = nil, waitingForReconnect: Bool = true
+    ) async throws -> JSONValue {
+        if waitingForReconnect, let reconnecting { await reconnecting.value }
+        if closed { throw ChatfeedClientError.connectionClosed }
+        if let failure { throw failure }
+        guard let connection else { throw ChatfeedClientError.connectionLost("no connection") }
+        let id = nextRequestID
+        nextRequestID += 1
+        let line = Self.line(id: id, method: method, params: params)
+        return try await withCheckedThrowingContinuation { continuation in
+            pending[id] = PendingRequest(method: method, continuation: continuation, subscribing: subscribing)
+            do {
+                try connection.send(line)
+            } catch {
+                pending[id] = nil
+                continuation.resume(throwing: error)
+            }
+        }
+    }
+
+    /// Sends a notification (no answer is awaited; the engine logs its errors).
+    private func notify(_ method: String, _ params: JSONObject) {
+        guard let connection, !closed else { return }
+        try? connection.send(Self.line(id: nil, method: method, params: params))
+    }
+
+    private static func line(id: Int64?, method: String, params: JSONObject) -> [UInt8] {
+        var request: JSONObject = ["jsonrpc": "2.0"]
+        if let id { request.append("id", .integer(id)) }
+        request.append("method", .string(method))
+        request.append("params", .object(params))
+        var line = JSONValue.object(request).serialized()
+        line.append(0x0A)
+        return line
+    }
+
+    // MARK: Lines from the engine
+
+    private func adopt(_ connection: any ChatfeedConnection) {
+        generation += 1
+        let generation = generation
+        self.connection = connection
+        readerTask = Task { [weak self] in
+            for await line in connection.lines {
+                guard let self else { return }
+                await self.receive(line, generation: generation)
+            }
+            await self?.connectionEnded(generation: generation)
+        }
+    }
+
+    private func receive(_ line: [UInt8], generation: Int) {
+        guard generation == self.generation, !line.isEmpty else { return }
+        let message: RPCServerMessage
+        do {
+            message = try RPCServerMessage(line: line)
+        } catch {
+            return  // the engine writes only protocol lines; nothing to answer to
+        }
+        switch message {
+        case .result(let id, let result):
+            guard let id = id.int64Value, let request = pending.removeValue(forKey: id) else { return }
+            failedConnections = 0
+            if let handle = request.subscribing {
+                do {
+                    try installSubscription(handle, result: result)
+                } catch {
+                    request.continuation.resume(throwing: error)
+                    return
+                }
+            }
+            request.continuation.resume(returning: result)
+        case .error(let id, let error):
+            guard let id = id.int64Value, let request = pending.removeValue(forKey: id) else { return }
+            failedConnections = 0
+            request.continuation.resume(throwing: ChatfeedError(error, method: request.method))
+        case .notification(let method, let params):
+            receiveNotification(method: method, params: params)
+        }
+    }
+
+    private func receiveNotification(method: String, params: JSONValue) {
+        let notification: WireFeedNotification
+        do {
+            guard let decoded = try WireFeedNotification(method: method, params: params) else { return }
+            notification = decoded
+        } catch {
+            let subscription = params["subscription"]?.stringValue ?? "?"
+            if let handle = handleBySubscription[subscription] {
+                fail(handle, FeedError.malformedNotification(subscription: subscription, reason: "\(error)"))
+            }
+            return
+        }
+        guard let handle = handleBySubscription[notification.subscription],
+              var mirror = subscriptions[handle]?.mirror else { return }
+        do {
+            let update = try mirror.apply(notification)
+            subscriptions[handle]?.mirror = mirror
+            subscriptions[handle]?.continuation.yield(update)
+        } catch {
+            fail(handle, error)
+        }
+    }
+
+    /// Ends a subscription's sequence with `error` and unsubscribes it.
+    private func fail(_ handle: Int, _ error: any Error) {
+        guard let record = subscriptions.removeValue(forKey: handle) else { return }
+        if let subscription = record.mirror?.subscription {
+            handleBySubscription[subscription] = nil
+            notify(WireMethod.feedUnsubscribe.rawValue, ["subscription": .string(subscription)])
+        }
+        record.continuation.finish(throwing: error)
+    }
+
+    // MARK: Restart
+
+    private func connectionEnded(generation: Int) {
+        guard generation == self.generation else { return }
+        let reason = connection?.endReason ?? "the connection ended"
+        connection = nil
+        let lost: ChatfeedClientError = closed ? .connectionClosed : .connectionLost(reason)
+        for (_, request) in pending { request.continuation.resume(throwing: lost) }
+        pending.removeAll()
+        handleBySubscription.removeAll()
+        guard !closed else { return }
+        failedConnections += 1
+        reconnectCount += 1
+        let number = reconnectCount
+        reconnecting = Task { await self.reconnect(after: reason, number: number) }
+    }
+
+    private var reconnectCount = 0
+
+    private func reconnect(after reason: String, number: Int) async {
+        defer { if number == reconnectCount { reconnecting = nil } }
+        var lastError = reason
+        if failedConnections <= Self.maxFailedConnections {
+            for delay in [0, 50, 200, 500, 1000, 2000] {
+                try? await Task.sleep(for: .milliseconds(delay + 100 * (failedConnections - 1)))
+                if closed || Task.isCancelled { return }
+                do {
+                    adopt(try await transport.connect())
+                    lastError = ""
+                    break
+                } catch {
+                    lastError = "\(error)"
+                }
+            }
+        }
+        guard lastError.isEmpty else {
+            let failure = ChatfeedClientError.reconnectFailed(
+                failedConnections > Self.maxFailedConnections
+                    ? "it ended \(failedConnections) times in a row without answering: \(reason)" : lastError)
+            self.failure = failure
+            for handle in Array(subscriptions.keys) { fail(handle, FeedError.resubscribeFailed(reason: "\(failure)")) }
+            return
+        }
+        for handle in subscriptions.keys.sorted() {
+            guard subscriptions[handle] != nil else { continue }
+            subscriptions[handle]?.epoch += 1
+            subscriptions[handle]?.lastAcknowledged = 0
+            do {
+                try await sendSubscribe(handle, waitingForReconnect: false)
+            } catch ChatfeedClientError.connectionLost {
+                return  // the new connection ended too: the next reconnect subscribes again
+            } catch {
+                fail(handle, FeedError.resubscribeFailed(reason: "\(error)"))
+            }
+        }
+    }
+
+    // MARK: Subscriptions
+
+    /// Subscribes to the feed. The sequence's first update is the list (`.snapshot`); then one
+    /// update per notification, each acknowledged as `acknowledgement` says. It throws a
+    /// `FeedError` when a notification does not fit the mirror, and finishes when the
+    /// subscription is cancelled or the client closed.
+    public func subscribe(
+        _ options: FeedOptions = FeedOptions(), acknowledgement: AcknowledgementMode = .manual
+    ) async throws -> FeedSubscription {
+        let handle = nextHandle
+        nextHandle += 1
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: FeedUpdate.self)
+        subscriptions[handle] = SubscriptionRecord(options: options, continuation: continuation)
+        continuation.onTermination = { [weak self] termination in
+            if case .cancelled = termination { Task { await self?.unsubscribe(handle) } }
+        }
+        do {
+            try await sendSubscribe(handle)
+        } catch {
+            subscriptions[handle] = nil
+            continuation.finish()
+            throw error
+        }
+        return FeedSubscription(client: self, handle: handle, updates: stream, acknowledgement: acknowledgement)
+    }
+
+    /// `feed.subscribe` for a subscription: with `known` from its mirror after a restart (when the
+    /// engine takes it), else plain.
+    private func sendSubscribe(_ handle: Int, waitingForReconnect: Bool = true) async throws {
+        guard let record = subscriptions[handle] else { return }
+        var params: JSONObject = [:]
+        if let limit = record.options.limit { params.append("limit", .integer(limit)) }
+        params.append("maxInFlight", .integer(record.options.maxInFlight))
+        if engineTakesKnown, let mirror = record.mirror, mirror.chats.count <= Self.maxKnownRows {
+            var known = params
+            known.append("known", .array(mirror.chats.map { .object(["id": .string($0.id), "revision": .integer($0.revision)]) }))
+            do {
+                _ = try await call(
+                    WireMethod.feedSubscribe.rawValue, known, subscribing: handle, waitingForReconnect: waitingForReconnect)
+                return
+            } catch let error as ChatfeedError where error.code == .invalidParams && error.field == "known" {
+                engineTakesKnown = false
+            }
+        }
+        _ = try await call(
+            WireMethod.feedSubscribe.rawValue, params, subscribing: handle, waitingForReconnect: waitingForReconnect)
+    }
+
+    /// The most rows a subscribe sends as `known` (the engine's limit).
+    private static let maxKnownRows = 10_000
+
+    /// Installs a subscribe answer: its list (a snapshot update) or, when it answers `known`, its
+    /// batches applied to the mirror (an animated update).
+    private func installSubscription(_ handle: Int, result: JSONValue) throws {
+        guard var record = subscriptions[handle] else { return }
+        let answer: FeedSubscribeResult
+        do {
+            answer = try FeedSubscribeResult(jsonValue: result)
+        } catch {
+            throw ChatfeedClientError.malformedResponse(method: WireMethod.feedSubscribe.rawValue, reason: "\(error)")
+        }
+        let update: FeedUpdate
+        switch answer.content {
+        case .batches(let batches):
+            guard var mirror = record.mirror else {
+                throw ChatfeedClientError.malformedResponse(
+                    method: WireMethod.feedSubscribe.rawValue, reason: "batches answer a subscribe that sent no rows")
+            }
+            update = try mirror.resume(
+                subscription: answer.subscription, epoch: record.epoch, batches: batches, total: answer.total)
+            record.mirror = mirror
+        case .items(let chats):
+            let mirror = FeedMirror(subscription: answer.subscription, chats: chats, epoch: record.epoch)
+            update = mirror.snapshot(total: answer.total)
+            record.mirror = mirror
+        }
+        subscriptions[handle] = record
+        handleBySubscription[answer.subscription] = handle
+        record.continuation.yield(update)
+    }
+
+    /// Acknowledges `update` (and every earlier one) of a subscription, once.
+    func acknowledge(_ handle: Int, _ update: FeedUpdate) {
+        guard let record = subscriptions[handle], record.epoch == update.epoch, update.seq > record.lastAcknowledged,
+              let subscription = record.mirror?.subscription else { return }
+        subscriptions[handle]?.lastAcknowledged = update.seq
+        notify(WireMethod.feedAck.rawValue, ["subscription": .string(subscription), "seq": .integer(update.seq)])
+    }
+
+    /// Ends a subscription: its sequence finishes, the engine stops sending to it.
+    func unsubscribe(_ handle: Int) async {
+        guard let record = subscriptions.removeValue(forKey: handle) else { return }
+        record.continuation.finish()
+        guard let subscription = record.mirror?.subscription else { return }
+        handleBySubscription[subscription] = nil
+        _ = try? await call(WireMethod.feedUnsubscribe.rawValue, ["subscription": .string(subscription)])
+    }
+}

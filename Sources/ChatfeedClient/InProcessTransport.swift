@@ -1,0 +1,52 @@
+import ChatfeedConfig
+import ChatfeedServer
+import Foundation
+import Logging
+
+/// The engine in-process (`InProcessEngine`): no child process, no pipes — what an iOS app uses.
+/// Each `connect()` opens the database again in a new engine.
+public struct InProcessTransport: ChatfeedTransport {
+    public var options: ServerOptions
+    public var logger: Logger
+
+    public init(options: ServerOptions, logger: Logger = Logger(label: "chatfeed.engine")) {
+        self.options = options
+        self.logger = logger
+    }
+
+    /// The default configuration on `database` (created when missing).
+    public init(database: String, logger: Logger = Logger(label: "chatfeed.engine")) {
+        var configuration = ChatfeedConfiguration.defaults
+        configuration.database = database
+        self.init(options: ServerOptions(configuration: configuration), logger: logger)
+    }
+
+    public func connect() async throws -> any ChatfeedConnection {
+        do {
+            return InProcessConnection(engine: try InProcessEngine(options: options, logger: logger))
+        } catch {
+            throw ChatfeedClientError.cannotStart("cannot open the database '\(options.databasePath)': \(error)")
+        }
+    }
+}
+
+/// One running in-process engine.
+public final class InProcessConnection: ChatfeedConnection {
+    public let engine: InProcessEngine
+
+    init(engine: InProcessEngine) { self.engine = engine }
+
+    public var lines: AsyncStream<[UInt8]> { engine.lines }
+
+    public var endReason: String? { engine.isStopped ? "the in-process engine stopped" : nil }
+
+    public func send(_ line: [UInt8]) throws {
+        guard engine.send(line) else { throw ChatfeedClientError.connectionLost("the in-process engine stopped") }
+    }
+
+    /// Ends the engine's input and waits for it to stop (it commits and answers first).
+    public func close() async {
+        engine.close()
+        while !engine.isStopped { try? await Task.sleep(for: .milliseconds(2)) }
+    }
+}

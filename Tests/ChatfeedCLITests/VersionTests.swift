@@ -1,0 +1,21 @@
+import ChatfeedConfig
+import Foundation
+import Testing
+import TestSupport
+
+@Suite("--version")
+struct VersionTests {
+    @Test("both executables print the one version", arguments: ["chatfeed", "chatfeedd"])
+    func version(executable: String) throws {
+        let outcome = try BuiltExecutable.run(executable, ["--version"])
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout == ChatfeedVersion.current + "\n")
+    }
+
+    @Test("the version is the newest entry of CHANGELOG.md")
+    func changelog() throws {
+        let text = try String(contentsOf: BuiltExecutable.packageRoot.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
+        let newest = text.split(separator: "\n").first { $0.hasPrefix("## ") }
+        #expect(newest?.hasPrefix("## \(ChatfeedVersion.current) ") == true, "\(newest ?? "no release in CHANGELOG.md")")
+    }
+}

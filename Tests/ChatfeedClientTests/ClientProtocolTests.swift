@@ -1,0 +1,162 @@
+import ChatfeedClient
+import ChatModel
+import ListDiff
+import Testing
+import WireProtocol
+
+/// The client against a scripted engine: what it sends, how it reads answers, how it checks the feed.
+@Suite struct ClientProtocolTests {
+    @Test func anErrorAnswerIsATypedErrorWithCodeMessageAndField() async throws {
+        let transport = ScriptedTransport()
+        let client = try await ChatfeedClient(transport: transport)
+        let engine = try await transport.connection(0)
+        let created = Task { try await client.createChat("a", title: "") }
+        let request = try await engine.next()
+        #expect(request["method"] == "chat.create")
+        #expect(request["params"] == ["chat": "a", "title": ""])
+        engine.push(#"{"jsonrpc":"2.0","id":\#(request["id"]!),"error":{"code":-32602,"message":"title must not be empty","data":{"field":"title"}}}"#)
+        await #expect(throws: ChatfeedError(
+            code: .invalidParams, message: "title must not be empty", field: "title", data: ["field": "title"],
+            method: "chat.create")) { try await created.value }
+        await client.close()
+    }
+
+    @Test func typedResultsAreRead() async throws {
+        let transport = ScriptedTransport()
+        let client = try await ChatfeedClient(transport: transport)
+        let engine = try await transport.connection(0)
+        let page = Task { try await client.listChats(limit: 2) }
+        try await engine.answer("chats.list", result: #"{"total":3,"items":[\#(chatJSON("a")),\#(chatJSON("b"))]}"#)
+        #expect(try await page.value.total == 3)
+        #expect(try await page.value.items.map(\.id) == ["a", "b"])
+        let located = Task { try await client.locateChats(["a", "zz"]) }
+        try await engine.answer("chats.locate", result: #"{"total":3,"indices":{"a":0,"zz":null}}"#)
+        #expect(try await located.value.indices == ["a": 0])
+        let posted = Task { try await client.postMessage(chat: "a", id: "m", sender: "s", text: "t", sentAt: 5) }
+        try await engine.answer("message.post", result: #"{"duplicate":true}"#)
+        #expect(try await posted.value.duplicate)
+        await client.close()
+    }
+
+    @Test func aSeqGapEndsTheSequenceWithAnErrorThatNamesIt() async throws {
+        let transport = ScriptedTransport()
+        let client = try await ChatfeedClient(transport: transport)
+        let engine = try await transport.connection(0)
+        let subscribing = Task { try await client.subscribe() }
+        try await engine.answer("feed.subscribe", result: #"{"subscription":"s1","seq":0,"total":1,"items":[\#(chatJSON("a"))]}"#)
+        let subscription = try await subscribing.value
+        engine.push(#"{"jsonrpc":"2.0","method":"feed.batch","params":{"subscription":"s1","seq":2,"count":1,"total":1,"unread":{"chats":0,"messages":0,"unmutedChats":0,"unmutedMessages":0},"deletes":[],"inserts":[],"moves":[],"updates":[]}}"#)
+        var iterator = subscription.makeAsyncIterator()
+        #expect(try await iterator.next()?.kind == .snapshot)
+        await #expect(throws: FeedError.seqGap(subscription: "s1", expected: 1, received: 2)) { try await iterator.next() }
+        // The client unsubscribes what it cannot follow.
+        #expect(try await engine.next()["method"] == "feed.unsubscribe")
+        await client.close()
+    }
+
+    @Test func aBatchUIKitWouldRefuseEndsTheSequence() async throws {
+        let transport = ScriptedTransport()
+        let client = try await ChatfeedClient(transport: transport)
+        let engine = try await transport.connection(0)
+        let subscribing = Task { try await client.subscribe() }
+        try await engine.answer("feed.subscribe", result: #"{"subscription":"s1","seq":0,"total":1,"items":[\#(chatJSON("a"))]}"#)
+        let subscription = try await subscribing.value
+        // Row 0 moved and updated in one batch: "attempt to delete and reload the same index path".
+        engine.push(#"{"jsonrpc":"2.0","method":"feed.batch","params":{"subscription":"s1","seq":1,"count":1,"total":1,"unread":{"chats":0,"messages":0,"unmutedChats":0,"unmutedMessages":0},"deletes":[],"inserts":[],"moves":[{"from":0,"to":0}],"updates":[{"index":0,"chat":\#(chatJSON("a", revision: 2))}]}}"#)
+        var iterator = subscription.makeAsyncIterator()
+        _ = try await iterator.next()
+        do {
+            _ = try await iterator.next()
+            Issue.record("the batch was accepted")
+        } catch let FeedError.invalidBatch(subscription, seq, violation) {
+            #expect(subscription == "s1" && seq == 1 && violation.rule == .moveAndUpdate)
+        }
+        await client.close()
+    }
+
+    @Test func anUpdateOfAnotherChatThanTheMirrorsRowIsRefused() async throws {
+        let transport = ScriptedTransport()
+        let client = try await ChatfeedClient(transport: transport)
+        let engine = try await transport.connection(0)
+        let subscribing = Task { try await client.subscribe() }
+        try await engine.answer("feed.subscribe", result: #"{"subscription":"s1","seq":0,"total":2,"items":[\#(chatJSON("a")),\#(chatJSON("b"))]}"#)
+        let subscription = try await subscribing.value
+        engine.push(#"{"jsonrpc":"2.0","method":"feed.batch","params":{"subscription":"s1","seq":1,"count":2,"total":2,"unread":{"chats":0,"messages":0,"unmutedChats":0,"unmutedMessages":0},"deletes":[],"inserts":[],"moves":[],"updates":[{"index":0,"chat":\#(chatJSON("b", revision: 2))}]}}"#)
+        var iterator = subscription.makeAsyncIterator()
+        _ = try await iterator.next()
+        await #expect(throws: FeedError.updateOfAnotherRow(subscription: "s1", seq: 1, index: 0, mirrored: "a", received: "b")) {
+            try await iterator.next()
+        }
+        await client.close()
+    }
+
+    @Test func manualModeAcksWhenTheAppSaysAndOnNextModeWhenTheNextIsAsked() async throws {
+        for mode in [AcknowledgementMode.manual, .onNext] {
+            let transport = ScriptedTransport()
+            let client = try await ChatfeedClient(transport: transport)
+            let engine = try await transport.connection(0)
+            let subscribing = Task { try await client.subscribe(acknowledgement: mode) }
+            let request = try await engine.answer("feed.subscribe", result: #"{"subscription":"s1","seq":0,"total":0,"items":[]}"#)
+            #expect(request["params"]?["maxInFlight"] == 1)
+            let subscription = try await subscribing.value
+            engine.push(#"{"jsonrpc":"2.0","method":"feed.batch","params":{"subscription":"s1","seq":1,"count":1,"total":1,"unread":{"chats":0,"messages":0,"unmutedChats":0,"unmutedMessages":0},"deletes":[],"inserts":[{"index":0,"chat":\#(chatJSON("a"))}],"moves":[],"updates":[]}}"#)
+            var iterator = subscription.makeAsyncIterator()
+            #expect(try await iterator.next()?.chats == [])
+            let update = try #require(try await iterator.next())
+            #expect(update.kind == .batches && update.seq == 1 && update.chats.map(\.id) == ["a"])
+            #expect(update.steps.map(\.batch.inserts.count) == [1])
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(engine.pending().isEmpty, "nothing is acknowledged before the app applied the update")
+            if mode == .manual {
+                await subscription.acknowledge(update)
+                await subscription.acknowledge(update)
+            } else {
+                engine.push(#"{"jsonrpc":"2.0","method":"feed.reset","params":{"subscription":"s1","seq":2,"count":0,"total":0,"unread":{"chats":0,"messages":0,"unmutedChats":0,"unmutedMessages":0},"items":[]}}"#)
+                #expect(try await iterator.next()?.kind == .reset)
+            }
+            let ack = try await engine.next()
+            #expect(ack["method"] == "feed.ack" && ack["id"] == nil)
+            #expect(ack["params"] == ["subscription": "s1", "seq": 1])
+            try await Task.sleep(for: .milliseconds(30))
+            #expect(engine.pending().isEmpty, "one acknowledgement per update")
+            await client.close()
+        }
+    }
+
+    @Test func afterARestartTheClientResubscribesWithItsRowsOrWithASnapshot() async throws {
+        for engineTakesKnown in [true, false] {
+            let transport = ScriptedTransport()
+            let client = try await ChatfeedClient(transport: transport)
+            let first = try await transport.connection(0)
+            let subscribing = Task { try await client.subscribe(FeedOptions(limit: 10)) }
+            try await first.answer("feed.subscribe", result: #"{"subscription":"s1","seq":0,"total":2,"items":[\#(chatJSON("a")),\#(chatJSON("b"))]}"#)
+            let subscription = try await subscribing.value
+            var iterator = subscription.makeAsyncIterator()
+            _ = try await iterator.next()
+            first.end()
+
+            let second = try await transport.connection(1)
+            let request = try await second.next()
+            #expect(request["method"] == "feed.subscribe")
+            #expect(request["params"]?["limit"] == 10)
+            #expect(request["params"]?["known"] == [["id": "a", "revision": 1], ["id": "b", "revision": 1]])
+            if engineTakesKnown {
+                second.push(#"{"jsonrpc":"2.0","id":\#(request["id"]!),"result":{"subscription":"s9","seq":0,"total":2,"batches":[{"deletes":[],"inserts":[],"moves":[{"from":1,"to":0}],"updates":[]},{"deletes":[],"inserts":[],"moves":[],"updates":[{"index":0,"chat":\#(chatJSON("b", revision: 2, date: 2000))}]}]}}"#)
+                let update = try #require(try await iterator.next())
+                #expect(update.kind == .batches && update.steps.count == 2)
+                #expect(update.steps[0].chats.map(\.revision) == [1, 1] && update.steps[0].chats.map(\.id) == ["b", "a"])
+                #expect(update.chats.map(\.id) == ["b", "a"] && update.chats[0].revision == 2)
+            } else {
+                second.push(#"{"jsonrpc":"2.0","id":\#(request["id"]!),"error":{"code":-32602,"message":"known is not a parameter of feed.subscribe","data":{"field":"known"}}}"#)
+                try await second.answer("feed.subscribe", result: #"{"subscription":"s9","seq":0,"total":1,"items":[\#(chatJSON("a"))]}"#)
+                let update = try #require(try await iterator.next())
+                #expect(update.kind == .snapshot && update.chats.map(\.id) == ["a"])
+            }
+            // The sequence goes on with the new subscription's notifications.
+            second.push(#"{"jsonrpc":"2.0","method":"feed.reset","params":{"subscription":"s9","seq":1,"count":0,"total":0,"unread":{"chats":0,"messages":0,"unmutedChats":0,"unmutedMessages":0},"items":[]}}"#)
+            #expect(try await iterator.next()?.kind == .reset)
+            await client.close()
+            #expect(try await iterator.next() == nil)
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import ChatfeedClient
+import Foundation
+import JSONCodec
+import Synchronization
+import WireProtocol
+
+/// A transport whose engine is the test: it reads what the client sent and writes the lines the
+/// client receives.
+final class ScriptedTransport: ChatfeedTransport {
+    let connections = Mutex<[ScriptedConnection]>([])
+
+    func connect() async throws -> any ChatfeedConnection {
+        let connection = ScriptedConnection()
+        connections.withLock { $0.append(connection) }
+        return connection
+    }
+
+    /// The connection opened `number`-th (from 0), waiting up to 5 s for it.
+    func connection(_ number: Int) async throws -> ScriptedConnection {
+        for _ in 0..<500 {
+            if let connection = connections.withLock({ $0.count > number ? $0[number] : nil }) { return connection }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw ScriptError("no connection \(number)")
+    }
+}
+
+struct ScriptError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+final class ScriptedConnection: ChatfeedConnection {
+    let lines: AsyncStream<[UInt8]>
+    private let continuation: AsyncStream<[UInt8]>.Continuation
+    private let sent = Mutex<[JSONValue]>([])
+    private let taken = Mutex(0)
+
+    init() {
+        (lines, continuation) = AsyncStream.makeStream(of: [UInt8].self)
+    }
+
+    var endReason: String? { "the script ended it" }
+
+    func send(_ line: [UInt8]) throws {
+        let value = try JSONValue(parsing: Array(line.dropLast()))
+        sent.withLock { $0.append(value) }
+    }
+
+    func close() async { continuation.finish() }
+
+    /// Writes a line to the client.
+    func push(_ line: String) { continuation.yield(Array(line.utf8)) }
+
+    /// Ends the connection as a crash would.
+    func end() { continuation.finish() }
+
+    /// The next message the client sent (in order), waiting up to 5 s.
+    func next() async throws -> JSONValue {
+        for _ in 0..<500 {
+            let message: JSONValue? = sent.withLock { sent in
+                taken.withLock { taken in
+                    guard taken < sent.count else { return nil }
+                    taken += 1
+                    return sent[taken - 1]
+                }
+            }
+            if let message { return message }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw ScriptError("the client sent nothing more")
+    }
+
+    /// The messages sent and not taken yet, without waiting.
+    func pending() -> [JSONValue] {
+        sent.withLock { sent in taken.withLock { Array(sent[$0...]) } }
+    }
+
+    /// Answers the next request, which must be `method`, with `result` (JSON text).
+    @discardableResult
+    func answer(_ method: String, result: String) async throws -> JSONValue {
+        let request = try await next()
+        guard request["method"]?.stringValue == method, let id = request["id"] else {
+            throw ScriptError("expected a \(method) request, got \(request)")
+        }
+        push(#"{"jsonrpc":"2.0","id":\#(id),"result":\#(result)}"#)
+        return request
+    }
+}
+
+/// A chat's JSON for scripts.
+func chatJSON(_ id: String, revision: Int = 1, date: Int = 1000) -> String {
+    #"{"id":"\#(id)","title":"\#(id)","createdAt":\#(date),"lastMessage":null,"lastMessageDate":\#(date),"unread":0,"revision":\#(revision)}"#
+}
