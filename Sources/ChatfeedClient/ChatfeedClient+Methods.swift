@@ -32,6 +32,48 @@ extension ChatfeedClient {
         try await chatCall(.chatMarkRead, ["chat": .string(id)])
     }
 
+    /// `chat.pin`: on top of its list's pinned chats. Throws `.conflict` when the list already has
+    /// `maxPinnedChats` pins.
+    @discardableResult
+    public func pinChat(_ id: String) async throws -> Chat {
+        try await chatCall(.chatPin, ["chat": .string(id)])
+    }
+
+    /// `chat.unpin`: back to its place by date.
+    @discardableResult
+    public func unpinChat(_ id: String) async throws -> Chat {
+        try await chatCall(.chatUnpin, ["chat": .string(id)])
+    }
+
+    /// `chat.setPinned`: pins exactly `chats` of `list`, top first, and unpins the list's others.
+    public func setPinnedChats(_ chats: [String], in list: ChatList = .main) async throws {
+        _ = try await call(.chatSetPinned, ["list": .string(list.rawValue), "chats": .array(chats.map(JSONValue.string))])
+    }
+
+    /// `chat.archive`: to the archive list, unpinned.
+    @discardableResult
+    public func archiveChat(_ id: String) async throws -> Chat {
+        try await chatCall(.chatArchive, ["chat": .string(id)])
+    }
+
+    /// `chat.unarchive`: back to the main list, unpinned.
+    @discardableResult
+    public func unarchiveChat(_ id: String) async throws -> Chat {
+        try await chatCall(.chatUnarchive, ["chat": .string(id)])
+    }
+
+    /// `chat.mute`: its unread messages no longer count in the list's `unmuted…` counters.
+    @discardableResult
+    public func muteChat(_ id: String) async throws -> Chat {
+        try await chatCall(.chatMute, ["chat": .string(id)])
+    }
+
+    /// `chat.unmute`.
+    @discardableResult
+    public func unmuteChat(_ id: String) async throws -> Chat {
+        try await chatCall(.chatUnmute, ["chat": .string(id)])
+    }
+
     /// `message.post`. Posting the same message again is a no-op (`duplicate`).
     @discardableResult
     public func postMessage(
@@ -61,17 +103,23 @@ extension ChatfeedClient {
 
     // MARK: Reads
 
-    /// `chats.list`: `limit` chats from `offset` (indices in the list's order).
-    public func listChats(offset: Int = 0, limit: Int = 100) async throws -> ChatPage {
-        let reader = ResultReader(
-            method: "chats.list",
-            value: try await call(.chatsList, ["offset": .integer(offset), "limit": .integer(limit)]))
-        return ChatPage(total: try reader.int("total"), items: try reader.chats("items"))
+    /// `chats.list`: `limit` chats of `list` from `offset` (indices in the list's order, or among
+    /// its chats with unread messages when `unreadOnly`), with the list's counters.
+    public func listChats(
+        list: ChatList = .main, unreadOnly: Bool = false, offset: Int = 0, limit: Int = 100
+    ) async throws -> ChatPage {
+        var params: JSONObject = ["offset": .integer(offset), "limit": .integer(limit)]
+        if list != .main { params.append("list", .string(list.rawValue)) }
+        if unreadOnly { params.append("unreadOnly", .bool(true)) }
+        let reader = ResultReader(method: "chats.list", value: try await call(.chatsList, params))
+        return ChatPage(total: try reader.int("total"), unread: try reader.unread(), items: try reader.chats("items"))
     }
 
-    /// `chats.locate`: the current index of each id.
-    public func locateChats(_ ids: [String]) async throws -> ChatLocations {
-        let reader = ResultReader(method: "chats.locate", value: try await call(.chatsLocate, ["ids": .array(ids.map(JSONValue.string))]))
+    /// `chats.locate`: the current index of each id in `list` (the full list, unfiltered).
+    public func locateChats(_ ids: [String], in list: ChatList = .main) async throws -> ChatLocations {
+        var params: JSONObject = ["ids": .array(ids.map(JSONValue.string))]
+        if list != .main { params.append("list", .string(list.rawValue)) }
+        let reader = ResultReader(method: "chats.locate", value: try await call(.chatsLocate, params))
         guard let object = reader.value["indices"]?.objectValue else { throw reader.fail("'indices' is missing") }
         var indices: [String: Int] = [:]
         for (id, index) in object { if let index = index.int64Value { indices[id] = Int(index) } }
@@ -90,12 +138,17 @@ extension ChatfeedClient {
         return MessagePage(items: try reader.messages("items"), nextCursor: reader.value["nextCursor"]?.stringValue)
     }
 
-    /// `server.stats`.
+    /// `server.stats`: the store's counts and the engine's subscriptions.
     public func stats() async throws -> ServerStats {
         let reader = ResultReader(method: "server.stats", value: try await call(.serverStats, [:]))
+        var subscriptions: [SubscriptionStats] = []
+        for (position, item) in try reader.array("subscriptions").enumerated() {
+            subscriptions.append(try SubscriptionStats(ResultReader(method: "server.stats", value: item), position: position))
+        }
         return ServerStats(
             chats: try reader.int("chats"), messages: try reader.int("messages"),
-            latestChangeSequence: Int64(try reader.int("latestChangeSequence")), json: reader.value)
+            latestChangeSequence: Int64(try reader.int("latestChangeSequence")),
+            uptimeMilliseconds: Int64(try reader.int("uptimeMs")), subscriptions: subscriptions, json: reader.value)
     }
 
     // MARK: Plumbing

@@ -264,13 +264,25 @@ public actor ChatfeedClient {
     /// update per notification, each acknowledged as `acknowledgement` says. It throws a
     /// `FeedError` when a notification does not fit the mirror, and finishes when the
     /// subscription is cancelled or the client closed.
+    ///
+    /// `resumingFrom`: the rows the app already shows (persisted at its last run, say), in their
+    /// order. The engine answers with the batches that take them to the current list, and the
+    /// first update is `.batches` with seq 0 (animate it) — or, when the reset rule or an engine
+    /// without resume prefers the list, a `.snapshot` (so do more than 10,000 rows). A row whose id
+    /// came before is dropped.
     public func subscribe(
-        _ options: FeedOptions = FeedOptions(), acknowledgement: AcknowledgementMode = .manual
+        _ options: FeedOptions = FeedOptions(), resumingFrom rows: [Chat]? = nil,
+        acknowledgement: AcknowledgementMode = .manual
     ) async throws -> FeedSubscription {
         let handle = nextHandle
         nextHandle += 1
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: FeedUpdate.self)
-        subscriptions[handle] = SubscriptionRecord(options: options, continuation: continuation)
+        var record = SubscriptionRecord(options: options, continuation: continuation)
+        if let rows {
+            var seen = Set<String>()
+            record.mirror = FeedMirror(subscription: "", chats: rows.filter { seen.insert($0.id).inserted }, epoch: 0)
+        }
+        subscriptions[handle] = record
         continuation.onTermination = { [weak self] termination in
             if case .cancelled = termination { Task { await self?.unsubscribe(handle) } }
         }
@@ -289,6 +301,8 @@ public actor ChatfeedClient {
     private func sendSubscribe(_ handle: Int, waitingForReconnect: Bool = true) async throws {
         guard let record = subscriptions[handle] else { return }
         var params: JSONObject = [:]
+        if record.options.list != .main { params.append("list", .string(record.options.list.rawValue)) }
+        if record.options.unreadOnly { params.append("unreadOnly", .bool(true)) }
         if let limit = record.options.limit { params.append("limit", .integer(limit)) }
         params.append("maxInFlight", .integer(record.options.maxInFlight))
         if engineTakesKnown, let mirror = record.mirror, mirror.chats.count <= Self.maxKnownRows {
@@ -327,11 +341,12 @@ public actor ChatfeedClient {
                     method: WireMethod.feedSubscribe.rawValue, reason: "batches answer a subscribe that sent no rows")
             }
             update = try mirror.resume(
-                subscription: answer.subscription, epoch: record.epoch, batches: batches, total: answer.total)
+                subscription: answer.subscription, epoch: record.epoch, batches: batches, count: answer.count,
+                total: answer.total, unread: answer.unread)
             record.mirror = mirror
         case .items(let chats):
             let mirror = FeedMirror(subscription: answer.subscription, chats: chats, epoch: record.epoch)
-            update = mirror.snapshot(total: answer.total)
+            update = mirror.snapshot(total: answer.total, unread: answer.unread)
             record.mirror = mirror
         }
         subscriptions[handle] = record

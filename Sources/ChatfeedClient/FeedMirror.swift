@@ -18,14 +18,14 @@ struct FeedMirror: Sendable {
     }
 
     /// The update a subscribe response makes: its list, as a snapshot.
-    func snapshot(total: Int) -> FeedUpdate {
-        FeedUpdate(kind: .snapshot, seq: 0, steps: [], chats: chats, total: total, epoch: epoch)
+    func snapshot(total: Int, unread: UnreadCounters) -> FeedUpdate {
+        FeedUpdate(kind: .snapshot, seq: 0, steps: [], chats: chats, total: total, unread: unread, epoch: epoch)
     }
 
     /// Applies the batches of a resumed subscribe (`known` → the current list) to the mirror.
     /// - Complexity: O(n + k log k) per batch, for n rows and k operations.
     mutating func resume(
-        subscription: String, epoch: Int, batches: [Batch<Chat>], total: Int
+        subscription: String, epoch: Int, batches: [Batch<Chat>], count: Int, total: Int, unread: UnreadCounters
     ) throws(FeedError) -> FeedUpdate {
         var list = chats
         var steps: [FeedStep] = []
@@ -33,8 +33,11 @@ struct FeedMirror: Sendable {
             list = try validated(batch, on: list, seq: 0, subscription: subscription)
             steps.append(FeedStep(batch: batch, chats: list))
         }
+        guard list.count == count else {
+            throw .countMismatch(subscription: subscription, seq: 0, announced: count, mirrored: list.count)
+        }
         self = FeedMirror(subscription: subscription, chats: list, epoch: epoch)
-        return FeedUpdate(kind: .batches, seq: 0, steps: steps, chats: list, total: total, epoch: epoch)
+        return FeedUpdate(kind: .batches, seq: 0, steps: steps, chats: list, total: total, unread: unread, epoch: epoch)
     }
 
     /// Applies a `feed.batch` or `feed.reset` of this subscription.
@@ -50,7 +53,7 @@ struct FeedMirror: Sendable {
             }
             chats = reset.items
             lastSeq = reset.seq
-            return FeedUpdate(kind: .reset, seq: reset.seq, steps: [], chats: chats, total: reset.total, epoch: epoch)
+            return FeedUpdate(kind: .reset, seq: reset.seq, steps: [], chats: chats, total: reset.total, unread: reset.unread, epoch: epoch)
         case .batch(let params):
             let batch = params.batch
             let list = batch.isEmpty ? chats : try validated(batch, on: chats, seq: params.seq, subscription: subscription)
@@ -61,7 +64,7 @@ struct FeedMirror: Sendable {
             lastSeq = params.seq
             return FeedUpdate(
                 kind: .batches, seq: params.seq, steps: batch.isEmpty ? [] : [FeedStep(batch: batch, chats: list)],
-                chats: list, total: params.total, epoch: epoch)
+                chats: list, total: params.total, unread: params.unread, epoch: epoch)
         }
     }
 

@@ -1,15 +1,22 @@
 import ChatModel
 import ListDiff
 
-/// What a subscription sees: a list, all of it or its first `limit` rows (SPEC §4).
+/// What a subscription sees: one list (`main` or `archive`), all its chats or only those with
+/// unread messages, all of it or its first `limit` rows (SPEC §4).
 public struct FeedOptions: Hashable, Sendable {
+    public var list: ChatList
+    /// Only the chats with unread messages: one that is read leaves, one that gets its first
+    /// unread message enters.
+    public var unreadOnly: Bool
     /// The first `limit` rows (nil: the whole list).
     public var limit: Int?
     /// Unacknowledged updates the engine may send ahead (default 1: one animation at a time;
     /// 0: no flow control).
     public var maxInFlight: Int
 
-    public init(limit: Int? = nil, maxInFlight: Int = 1) {
+    public init(list: ChatList = .main, unreadOnly: Bool = false, limit: Int? = nil, maxInFlight: Int = 1) {
+        self.list = list
+        self.unreadOnly = unreadOnly
         self.limit = limit
         self.maxInFlight = maxInFlight
     }
@@ -36,7 +43,7 @@ public struct FeedStep: Hashable, Sendable {
 }
 
 /// One element of a subscription: what to apply to the table, already validated against the
-/// client's mirror with `UIKitBatchModel`, the list after it and the counts.
+/// client's mirror with `UIKitBatchModel`, the list after it and the list's counters.
 public struct FeedUpdate: Hashable, Sendable {
     public enum Kind: Hashable, Sendable {
         /// The subscription's first list, or its list after the transport restarted and the
@@ -56,8 +63,11 @@ public struct FeedUpdate: Hashable, Sendable {
     public var steps: [FeedStep]
     /// The subscription's list after this update.
     public var chats: [Chat]
-    /// Chats in the subscription's list, whatever the window.
+    /// Chats in the subscription's list (`main` or `archive`), whatever the window and `unreadOnly`.
     public var total: Int
+    /// The unread counters of the subscription's list (whatever the window): `unmutedMessages`
+    /// is the badge an app shows.
+    public var unread: UnreadCounters
     /// Which subscribe of the subscription this belongs to (it changes when the client
     /// resubscribes after a restart); acknowledgements of an older one are dropped.
     let epoch: Int
@@ -65,19 +75,22 @@ public struct FeedUpdate: Hashable, Sendable {
     /// True when the update is applied with a reload rather than animated.
     public var isReload: Bool { kind != .batches }
 
-    /// Rows after the update (`chats.count`).
+    /// Rows after the update (`chats.count`): the engine's `count`, checked.
     public var count: Int { chats.count }
 
-    public init(kind: Kind, seq: Int64, steps: [FeedStep], chats: [Chat], total: Int) {
-        self.init(kind: kind, seq: seq, steps: steps, chats: chats, total: total, epoch: 0)
+    public init(
+        kind: Kind, seq: Int64, steps: [FeedStep], chats: [Chat], total: Int, unread: UnreadCounters = UnreadCounters()
+    ) {
+        self.init(kind: kind, seq: seq, steps: steps, chats: chats, total: total, unread: unread, epoch: 0)
     }
 
-    init(kind: Kind, seq: Int64, steps: [FeedStep], chats: [Chat], total: Int, epoch: Int) {
+    init(kind: Kind, seq: Int64, steps: [FeedStep], chats: [Chat], total: Int, unread: UnreadCounters, epoch: Int) {
         self.kind = kind
         self.seq = seq
         self.steps = steps
         self.chats = chats
         self.total = total
+        self.unread = unread
         self.epoch = epoch
     }
 }

@@ -14,6 +14,8 @@ public final class FeedViewAdapter {
     public private(set) var chats: [Chat] = []
     /// Chats in the subscription's list, whatever its window.
     public private(set) var total = 0
+    /// The unread counters of the subscription's list (`unread.unmutedMessages`: the badge).
+    public private(set) var unread = UnreadCounters()
     /// The view; held weakly (the view usually owns what owns the adapter).
     public weak var view: (any BatchUpdatingView)?
     /// Called after each update is applied (to refresh a badge, a title).
@@ -34,6 +36,7 @@ public final class FeedViewAdapter {
     /// Applies one update to the view; returns when its last animation has completed.
     public func apply(_ update: FeedUpdate) async {
         total = update.total
+        unread = update.unread
         defer { didApply?(update) }
         for step in update.steps {
             guard let view, view.isInWindow, !update.isReload else { break }

@@ -142,4 +142,37 @@ import TestSupport
         try await screen.stop()
         await client.close()
     }
+
+    /// Three subscriptions at once — a window of the main list, the whole archive, the main list's
+    /// unread chats — while random writes pin, archive and mute: each view ends with the rows of
+    /// `chats.list` for its list, and with that list's total and unread counters.
+    @Test(arguments: [false, true])
+    func listsFiltersAndCountersReachTheirViews(inProcess: Bool) async throws {
+        let directory = try TemporaryDirectory()
+        let transport: any ChatfeedTransport = inProcess
+            ? InProcessTransport(database: directory.path("feed.sqlite")) : Self.childTransport(directory)
+        let client = try await ChatfeedClient(transport: transport)
+        let views = [FeedOptions(limit: 8), FeedOptions(list: .archive), FeedOptions(unreadOnly: true)]
+        var screens: [Screen] = []
+        for (number, options) in views.enumerated() {
+            screens.append(Screen(try await client.subscribe(options), seed: 50 + UInt64(number)))
+        }
+        var generator = SeededGenerator(seed: inProcess ? 61 : 62)
+        var writer = RandomWriter()
+        for _ in 0..<400 { try await writer.write(to: client, using: &generator) }
+        for (screen, options) in zip(screens, views) {
+            let page = try await client.listChats(list: options.list, unreadOnly: options.unreadOnly, limit: options.limit ?? 10_000)
+            #expect(!page.items.isEmpty, "\(options): the random writes leave rows to compare")
+            try await screen.settle(on: page.items)
+            do {
+                try await waitUntil(seconds: 20) { screen.adapter.total == page.total && screen.adapter.unread == page.unread }
+            } catch {
+                Issue.record("\(options): the view has \(screen.adapter.total) chats, \(screen.adapter.unread); chats.list \(page.total), \(page.unread)")
+            }
+            #expect(screen.view.violations.isEmpty, "\(screen.view.violations)")
+            #expect(screen.view.batchCount > 0)
+            try await screen.stop()
+        }
+        await client.close()
+    }
 }
