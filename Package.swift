@@ -76,7 +76,7 @@ let package = Package(
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "SQLite", "ChatModel", "TestSupport"]),
         .testTarget(name: "ChangeFeedTests", dependencies: ["ChangeFeed", "ChatModel", "ListDiff", "TestSupport"]),
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "JSONCodec", "ChatModel", "ListDiff", "TestSupport"]),
-        .testTarget(name: "ChatfeedConfigTests", dependencies: ["ChatfeedConfig"]),
+        .testTarget(name: "ChatfeedConfigTests", dependencies: ["ChatfeedConfig", "TestSupport"]),
         .testTarget(name: "ChatfeedCLITests", dependencies: ["chatfeed", "chatfeedd", "ChatfeedConfig", "ChatStore", "ChatModel", "ListDiff", "JSONCodec", "WireProtocol", "TestSupport"]),
         .testTarget(name: "ChatfeedClientTests", dependencies: [
             "ChatfeedClient", "ChatfeedUIKit", "ChatModel", "ListDiff", "JSONCodec", "WireProtocol", "TestSupport", "chatfeedd",

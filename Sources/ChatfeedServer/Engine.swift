@@ -225,7 +225,7 @@ final class Engine: @unchecked Sendable {
                 total: feed.index.count(of: view), indices: params.ids.map { ($0, feed.index.index(of: $0, in: view)) })), [])
         case .listMessages(let params):
             let page = try store.messages(chat: params.chat, before: params.before, after: params.after, limit: params.limit)
-            return (.value(WireResults.messagesList(chat: params.chat, page: page)), [])
+            return (.raw { WireResults.appendMessagesList(chat: params.chat, page: page, to: &$0) }, [])
         case .subscribe(let params):
             let snapshot = try feed.subscribe(
                 view: params.view, limit: params.limit, maxInFlight: params.maxInFlight, known: params.known)

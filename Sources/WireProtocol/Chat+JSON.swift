@@ -44,18 +44,6 @@ extension UnreadCounters {
 }
 
 extension Message {
-    /// `{"id","chat","sender","text","sentAt","editedAt"}` with `editedAt` null when never edited.
-    public var jsonValue: JSONValue {
-        .object([
-            "id": .string(id),
-            "chat": .string(chat),
-            "sender": .string(sender),
-            "text": .string(text),
-            "sentAt": .integer(sentAt),
-            "editedAt": editedAt.map(JSONValue.integer) ?? .null,
-        ])
-    }
-
     /// Decodes a message as `appendJSON(to:)` writes it (for clients); `field` names the value in
     /// errors.
     public init(jsonValue: JSONValue, field: String = "message") throws(ChatError) {

@@ -155,6 +155,23 @@ extension WireResults {
         output.append(UInt8(ascii: "}"))
     }
 
+    /// Appends the `messages.list` result: `{"items":[message],"nextCursor"}`, newest first as
+    /// given; `nextCursor` continues `chat`'s listing after the page (null on the last page).
+    public static func appendMessagesList(chat: String, page: MessagePage, to output: inout [UInt8]) {
+        output.append(contentsOf: #"{"items":["#.utf8)
+        for (position, message) in page.items.enumerated() {
+            if position > 0 { output.append(UInt8(ascii: ",")) }
+            message.appendJSON(to: &output)
+        }
+        output.append(contentsOf: #"],"nextCursor":"#.utf8)
+        if let next = page.next {
+            JSONOutput.appendString(MessageCursor.encode(chat: chat, after: next), to: &output)
+        } else {
+            output.append(contentsOf: "null".utf8)
+        }
+        output.append(UInt8(ascii: "}"))
+    }
+
     /// Appends the `feed.subscribe` result: `{"subscription","seq":0,"count","total","unread","items":[chat]}`.
     @inlinable
     public static func appendFeedSubscribe(

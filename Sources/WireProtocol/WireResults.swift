@@ -1,8 +1,8 @@
 import ChatModel
 import JSONCodec
 
-/// The `result` values of SPEC §5 built as JSON values (the larger ones are written straight to
-/// bytes: `appendChatsList`, `appendFeedSubscribe`, …).
+/// The `result` values of SPEC §5. Each has one encoder: `chats.locate`'s builds a JSON value,
+/// the others write bytes (`appendChatsList`, `appendMessagesList`, `appendFeedSubscribe`, …).
 public enum WireResults {
     /// `chats.locate`: `{"total","indices":{id: index or null}}`, in the order of `indices`
     /// (a repeated id appears once).
@@ -14,14 +14,5 @@ public enum WireResults {
             object.append(entry.id, entry.index.map(JSONValue.integer) ?? .null)
         }
         return .object(["total": .integer(total), "indices": .object(object)])
-    }
-
-    /// `messages.list`: `{"items":[message],"nextCursor"}`, newest first as given; `nextCursor`
-    /// continues `chat`'s listing after the page (null on the last page).
-    public static func messagesList(chat: String, page: MessagePage) -> JSONValue {
-        .object([
-            "items": .array(page.items.map(\.jsonValue)),
-            "nextCursor": page.next.map { .string(MessageCursor.encode(chat: chat, after: $0)) } ?? .null,
-        ])
     }
 }

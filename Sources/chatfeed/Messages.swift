@@ -28,7 +28,7 @@ struct Messages: ParsableCommand {
             return try store.openStore().messages(chat: chat, before: before, after: after, limit: limit)
         }
         if json {
-            output(WireResults.messagesList(chat: chat, page: page).description)
+            outputJSON { WireResults.appendMessagesList(chat: chat, page: page, to: &$0) }
             return
         }
         let now = currentMilliseconds()

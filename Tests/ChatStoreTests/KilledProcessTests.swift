@@ -1,5 +1,6 @@
 import ChatModel
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ChatStore
@@ -28,13 +29,11 @@ import Testing
         try test.store.apply(.createChat(id: "a", title: "A", createdAt: 0))
         _ = try test.store.apply((0..<20).map { message("early-\($0)", in: "a", at: Int64($0)) })
 
-        let writer = Process()
-        writer.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        writer.arguments = ["--testing-library", "swift-testing", "--filter", "KilledProcessTests.killedWriterHelper"]
-        writer.environment = ProcessInfo.processInfo.environment.merging([Self.databaseVariable: test.path]) { $1 }
-        writer.standardOutput = FileHandle.nullDevice
-        writer.standardError = FileHandle.nullDevice
-        try writer.run()
+        let writer = try ChildProcess(
+            executable: CommandLine.arguments[0],
+            arguments: ["--testing-library", "swift-testing", "--filter", "KilledProcessTests.killedWriterHelper"],
+            environment: [Self.databaseVariable: test.path], stderrPath: test.directory.path("writer.stderr"),
+            onLine: { _ in }, onEnd: {})
         // Wait (at most a minute, a liveness bound, not a measurement) for the group to be written.
         var waited = 0
         while !FileManager.default.fileExists(atPath: test.path + ".ready"), writer.isRunning, waited < 600 {
@@ -42,10 +41,10 @@ import Testing
             waited += 1
         }
         let reachedCommit = FileManager.default.fileExists(atPath: test.path + ".ready")
-        kill(writer.processIdentifier, SIGKILL)
-        writer.waitUntilExit()
-        try #require(reachedCommit, "the writer never reached its commit")
-        #expect(writer.terminationReason == .uncaughtSignal)
+        writer.killIfRunning(SIGKILL)
+        let status = writer.waitForExit(timeout: 60)
+        try #require(reachedCommit, "the writer never reached its commit: \(writer.stderrTail())")
+        #expect(status == .signaled(SIGKILL))
         #expect(try fileSize(test.path + "-wal") > 500_000, "the uncommitted group should be in the WAL")
 
         #expect(try test.store.stats().messages == 20)

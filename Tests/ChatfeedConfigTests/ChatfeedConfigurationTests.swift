@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import ChatfeedConfig
 
@@ -22,12 +23,6 @@ import Testing
         } catch {
             return error
         }
-    }
-
-    private func temporaryFile(_ contents: String) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("chatfeed-\(UUID().uuidString).json").path
-        try Data(contents.utf8).write(to: URL(fileURLWithPath: path))
-        return path
     }
 
     @Test func defaultsEqualTheShippedFile() throws {
@@ -164,10 +159,10 @@ import Testing
     }
 
     @Test func precedence() throws {
-        let explicit = try temporaryFile(#"{"logLevel": "error"}"#)
-        let fromEnvironment = try temporaryFile(#"{"logLevel": "warning"}"#)
-        let fallback = try temporaryFile(#"{"logLevel": "debug"}"#)
-        defer { for path in [explicit, fromEnvironment, fallback] { try? FileManager.default.removeItem(atPath: path) } }
+        let directory = try TemporaryDirectory()
+        let explicit = try directory.write("explicit.json", #"{"logLevel": "error"}"#)
+        let fromEnvironment = try directory.write("environment.json", #"{"logLevel": "warning"}"#)
+        let fallback = try directory.write("fallback.json", #"{"logLevel": "debug"}"#)
         let environment = [ChatfeedConfiguration.environmentVariable: fromEnvironment]
         let missing = "/nonexistent/chatfeed.json"
 
@@ -186,7 +181,7 @@ import Testing
             try ChatfeedConfiguration.load(file: nil, environment: [ChatfeedConfiguration.environmentVariable: missing], fallback: fallback)
         }
         #expect(throws: ConfigError.self) {
-            try ChatfeedConfiguration.load(file: FileManager.default.temporaryDirectory.path, environment: [:])
+            try ChatfeedConfiguration.load(file: directory.url.path, environment: [:])
         }
     }
 

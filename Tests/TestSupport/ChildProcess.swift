@@ -56,10 +56,12 @@ public final class ChildProcess: @unchecked Sendable {
     /// (EPIPE), not the end of the test run.
     private static let ignoreSIGPIPE: Void = { signal(SIGPIPE, SIG_IGN) }()
 
-    /// Starts `executable` with `arguments`. `onLine` is called on a reader thread for every line
-    /// of stdout (without its `\n`), then `onEnd` once at end of stdout.
+    /// Starts `executable` with `arguments` and the test's environment plus `environment`.
+    /// `onLine` is called on a reader thread for every line of stdout (without its `\n`), then
+    /// `onEnd` once at end of stdout.
     public init(
-        executable: String, arguments: [String], stderrPath: String, lifetime: TimeInterval = 120,
+        executable: String, arguments: [String], environment extra: [String: String] = [:], stderrPath: String,
+        lifetime: TimeInterval = 120,
         onLine: @escaping @Sendable ([UInt8]) -> Void, onEnd: @escaping @Sendable () -> Void
     ) throws {
         _ = Self.ignoreSIGPIPE
@@ -103,6 +105,7 @@ public final class ChildProcess: @unchecked Sendable {
         defer { for pointer in argv { free(pointer) } }
         // The test's environment, without a configuration file named by it: the tests choose theirs.
         let environment = ProcessInfo.processInfo.environment.filter { $0.key != "CHATFEED_CONFIG" }
+            .merging(extra) { $1 }
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in envp { free(pointer) } }
         var child: pid_t = 0

@@ -53,7 +53,15 @@ import Testing
         #expect([UInt8].written { WireResults.appendChatsList(total: 7, items: [], to: &$0) }.text == #"{"total":7,"unread":{"chats":0,"messages":0,"unmutedChats":0,"unmutedMessages":0},"items":[]}"#)
         #expect(WireResults.chatsLocate(total: 2, indices: [("b", 1), ("x", nil), ("b", 1)]).serialized().text
             == #"{"total":2,"indices":{"b":1,"x":null}}"#)
-        #expect(WireResults.messagesList(chat: "c", page: MessagePage(items: [], next: nil)).serialized().text == #"{"items":[],"nextCursor":null}"#)
+        #expect([UInt8].written { WireResults.appendMessagesList(chat: "c", page: MessagePage(items: [], next: nil), to: &$0) }.text
+            == #"{"items":[],"nextCursor":null}"#)
+        let message = Message(id: "m1", chat: "c", sender: "ann", text: "hi", sentAt: 5)
+        let page = try parsed {
+            WireResults.appendMessagesList(chat: "c", page: MessagePage(items: [message, message], next: MessagePosition(of: message)), to: &$0)
+        }
+        #expect(page.objectValue?.keys == ["items", "nextCursor"])
+        #expect(try page["items"] == [parsed(message.appendJSON), parsed(message.appendJSON)])
+        #expect(page["nextCursor"] == .string(MessageCursor.encode(chat: "c", after: MessagePosition(of: message))))
         #expect([UInt8].written { WireResults.appendFeedSubscribe(subscription: "s1", total: 1, items: [], to: &$0) }.text
             == #"{"subscription":"s1","seq":0,"count":0,"total":1,"unread":{"chats":0,"messages":0,"unmutedChats":0,"unmutedMessages":0},"items":[]}"#)
         var small = chat
