@@ -44,13 +44,8 @@ public enum ListDiffer {
     static func computeDiff<Item: DiffableItem>(
         from old: [Item], to new: [Item], orderKeyChanged: Set<Item.ID>?
     ) throws(ListDiffError) -> ListDiffResult<Item> {
-        // Phase 1: every old id into a table, which finds duplicates in `old`.
-        var table = IDTable(old: old, new: new)
-        for i in old.indices where table.findOrInsert(old[i].id, entry: i + 1) != 0 {
-            throw .duplicateID(String(describing: old[i].id), in: .old)
-        }
-
-        // Phase 2: the rows that sit at the same place at both ends stay; only the middle,
+        precondition(old.count < 0x7FFF_FFFF && new.count < 0x7FFF_FFFF, "a list of a diff holds fewer than 2^31 rows")
+        // Phase 1: the rows that sit at the same place at both ends stay; only the middle,
         // old[prefix..<oldEnd] and new[prefix..<newEnd], is matched.
         let bothCount = Swift.min(old.count, new.count)
         var prefix = 0
@@ -64,28 +59,28 @@ public enum ListDiffer {
         let oldMiddle = oldEnd - prefix
         let newMiddle = newEnd - prefix
 
-        // Phase 3: match the middle. `newIndexOfOld[i]` is the new index of old[prefix + i]
-        // relative to `prefix`, or -1 (deleted); `oldIndexOfNew[j]` the converse (-1: inserted).
-        // A small edit is aligned by comparing ids in order (no hashing of what is unchanged);
-        // `aligned[i]` marks old rows the alignment kept in place.
-        var newIndexOfOld = [Int](repeating: -1, count: oldMiddle)
-        var oldIndexOfNew = [Int](repeating: -1, count: newMiddle)
+        // Phase 2: a small edit of the middle is aligned by comparing ids in order.
         let snakes = orderKeyChanged == nil
             ? alignedRuns(old, prefix..<oldEnd, new, prefix..<newEnd, maxEdits: smallEditLimit) : nil
-        var aligned: [Bool] = []
-        if let snakes {
-            aligned = [Bool](repeating: false, count: oldMiddle)
-            for snake in snakes {
-                for t in 0..<snake.length {
-                    newIndexOfOld[snake.oldStart + t] = snake.newStart + t
-                    oldIndexOfNew[snake.newStart + t] = snake.oldStart + t
-                    aligned[snake.oldStart + t] = true
-                }
-            }
+
+        // Phase 3: every old id into a table, which finds duplicates in `old`.
+        var table = IDTable<Item>(capacity: old.count + (snakes == nil ? newMiddle : smallEditLimit))
+        defer { table.deallocate() }
+        for i in old.indices where table.findOrInsert(old[i].id, entry: i + 1, old: old, new: new) != 0 {
+            throw .duplicateID(String(describing: old[i].id), in: .old)
         }
-        for j in 0..<newMiddle where oldIndexOfNew[j] < 0 {
+        if let snakes {
+            return try smallEditDiff(
+                from: old, to: new, prefix: prefix, oldEnd: oldEnd, newEnd: newEnd, snakes: snakes, table: &table)
+        }
+
+        // Phase 4: match the middle. `newIndexOfOld[i]` is the new index of old[prefix + i]
+        // relative to `prefix`, or -1 (deleted); `oldIndexOfNew[j]` the converse (-1: inserted).
+        var newIndexOfOld = [Int](repeating: -1, count: oldMiddle)
+        var oldIndexOfNew = [Int](repeating: -1, count: newMiddle)
+        for j in 0..<newMiddle {
             let id = new[prefix + j].id
-            let entry = table.findOrInsert(id, entry: -(prefix + j) - 1)
+            let entry = table.findOrInsert(id, entry: -(prefix + j) - 1, old: old, new: new)
             if entry == 0 { continue }
             let i = entry - 1 - prefix
             guard entry > 0, i >= 0, i < oldMiddle, newIndexOfOld[i] < 0 else {
@@ -95,7 +90,7 @@ public enum ListDiffer {
             oldIndexOfNew[j] = i
         }
 
-        // Phase 4: each common middle item's rank among the common items, in old and in new order.
+        // Phase 5: each common middle item's rank among the common items, in old and in new order.
         // `commonNewRank[k]` belongs to the k-th common item in old order.
         var newRankOfNewIndex = [Int](repeating: -1, count: newMiddle)
         var commonCount = 0
@@ -112,7 +107,7 @@ public enum ListDiffer {
             commonNewRank.append(newRankOfNewIndex[newIndexOfOld[i]])
         }
 
-        // Phase 5: which common items may move, and the choice of those that stay.
+        // Phase 6: which common items may move, and the choice of those that stay.
         let stays: [Bool]
         if let orderKeyChanged {
             var mayMove = [Bool](repeating: false, count: commonCount)
@@ -128,15 +123,11 @@ public enum ListDiffer {
                     String(describing: old[prefix + commonOldIndex[error.earlier]].id),
                     String(describing: old[prefix + commonOldIndex[error.later]].id))
             }
-        } else if snakes != nil {
-            var inChain = [Bool](repeating: false, count: commonCount)
-            for k in 0..<commonCount { inChain[k] = aligned[commonOldIndex[k]] }
-            stays = FewestMoves.select(newRanks: commonNewRank, improving: inChain)
         } else {
             stays = FewestMoves.select(newRanks: commonNewRank)
         }
 
-        // Phase 6: the batches, in the lists' own indices.
+        // Phase 7: the batches, in the lists' own indices.
         var deletes = [Int]()
         for i in stride(from: oldMiddle - 1, through: 0, by: -1) where newIndexOfOld[i] < 0 {
             deletes.append(prefix + i)
@@ -163,9 +154,166 @@ public enum ListDiffer {
         for t in 0..<suffix where old[oldEnd + t].revision != new[newEnd + t].revision {
             updates.append(IndexedItem(index: newEnd + t, item: new[newEnd + t]))
         }
+        return result(deletes: deletes, inserts: inserts, moves: moves, updates: updates)
+    }
+
+    @inlinable
+    static func result<Item>(
+        deletes: [Int], inserts: [IndexedItem<Item>], moves: [Move], updates: [IndexedItem<Item>]
+    ) -> ListDiffResult<Item> {
         let structural = deletes.isEmpty && inserts.isEmpty && moves.isEmpty
             ? nil : Batch(deletes: deletes, inserts: inserts, moves: moves)
         return ListDiffResult(structural: structural, updates: updates.isEmpty ? nil : Batch(updates: updates))
+    }
+
+    /// The diff of a middle that `snakes` aligned with at most `smallEditLimit` edits: only the
+    /// unaligned rows (at most that many) are looked up in `table` (which holds every old id), and
+    /// only they and the aligned rows they could displace are decided again; the other rows are
+    /// compared for updates and nothing else. Indices in `snakes` are relative to `prefix`.
+    ///
+    /// - Complexity: O(n + m + d³) for lists of n and m rows and d edits, allocating O(d) beside the batches.
+    @inlinable
+    static func smallEditDiff<Item: DiffableItem>(
+        from old: [Item], to new: [Item], prefix: Int, oldEnd: Int, newEnd: Int, snakes: [Snake],
+        table: inout IDTable<Item>
+    ) throws(ListDiffError) -> ListDiffResult<Item> {
+        let oldMiddle = oldEnd - prefix
+        let newMiddle = newEnd - prefix
+        // The unaligned rows of each side, ascending, relative to `prefix`.
+        var unalignedOld: [Int] = []
+        var unalignedNew: [Int] = []
+        var x = 0
+        var y = 0
+        for snake in snakes {
+            while x < snake.oldStart { unalignedOld.append(x); x += 1 }
+            while y < snake.newStart { unalignedNew.append(y); y += 1 }
+            x = snake.oldStart + snake.length
+            y = snake.newStart + snake.length
+        }
+        while x < oldMiddle { unalignedOld.append(x); x += 1 }
+        while y < newMiddle { unalignedNew.append(y); y += 1 }
+
+        // An unaligned new row is inserted, or matches an unaligned old row (which moves or stays
+        // out of the alignment's order); any other match is a duplicate in `new`.
+        var newOfUnalignedOld = [Int](repeating: -1, count: unalignedOld.count)
+        var matchedNew = [Bool](repeating: false, count: unalignedNew.count)
+        var matched = 0
+        for (q, j) in unalignedNew.enumerated() {
+            let id = new[prefix + j].id
+            let entry = table.findOrInsert(id, entry: -(prefix + j) - 1, old: old, new: new)
+            if entry == 0 { continue }
+            let p = entry > 0 ? position(of: entry - 1 - prefix, in: unalignedOld) : nil
+            guard let p, newOfUnalignedOld[p] < 0 else { throw .duplicateID(String(describing: id), in: .new) }
+            newOfUnalignedOld[p] = j
+            matchedNew[q] = true
+            matched += 1
+        }
+        var deleted: [Int] = []
+        for (p, i) in unalignedOld.enumerated() where newOfUnalignedOld[p] < 0 { deleted.append(i) }
+        var inserted: [Int] = []
+        for (q, j) in unalignedNew.enumerated() where !matchedNew[q] { inserted.append(j) }
+
+        // The aligned rows are an increasing chain of the common rows; the matched unaligned rows
+        // are the f rows outside it. As in `FewestMoves.select(newRanks:improving:)`, a row outside
+        // that is out of order with more than f chain rows never stays; the others and the chain
+        // rows they are out of order with are decided again.
+        var candidates: [Int] = []
+        for (p, i) in unalignedOld.enumerated() where newOfUnalignedOld[p] >= 0 {
+            let chainBeforeOld = i - countBelow(i, in: unalignedOld)
+            let j = newOfUnalignedOld[p]
+            let chainBeforeNew = j - countBelow(j, in: unalignedNew)
+            let displaced = Swift.min(chainBeforeOld, chainBeforeNew)..<Swift.max(chainBeforeOld, chainBeforeNew)
+            if displaced.count > matched { continue }
+            candidates.append(i)
+            for chainPosition in displaced {
+                var k = chainPosition
+                for u in unalignedOld {
+                    if u > k { break }
+                    k += 1
+                }
+                candidates.append(k)
+            }
+        }
+        candidates.sort()
+        var newPositions: [Int] = []
+        var wentUp: [Bool] = []
+        var distinct: [Int] = []
+        for i in candidates where distinct.last != i {
+            distinct.append(i)
+            let j: Int
+            if let p = position(of: i, in: unalignedOld) {
+                j = newOfUnalignedOld[p]
+            } else {
+                var s = snakes.count - 1
+                while snakes[s].oldStart > i { s -= 1 }
+                j = i - snakes[s].oldStart + snakes[s].newStart
+            }
+            newPositions.append(j)
+            wentUp.append(j - countBelow(j, in: inserted) < i - countBelow(i, in: deleted))
+        }
+        let stays = FewestMoves.select(newPositions: newPositions, wentUp: wentUp)
+
+        var moves: [Move] = []
+        for (p, i) in unalignedOld.enumerated() where newOfUnalignedOld[p] >= 0 {
+            if let c = position(of: i, in: distinct), stays[c] { continue }
+            moves.append(Move(from: prefix + i, to: prefix + newOfUnalignedOld[p]))
+        }
+        for (c, i) in distinct.enumerated() where !stays[c] && position(of: i, in: unalignedOld) == nil {
+            moves.append(Move(from: prefix + i, to: prefix + newPositions[c]))
+        }
+        moves.sort { $0.from < $1.from }
+
+        var updates = [IndexedItem<Item>]()
+        for j in 0..<prefix where old[j].revision != new[j].revision {
+            updates.append(IndexedItem(index: j, item: new[j]))
+        }
+        var oldOfNew: [Int: Int] = [:]
+        for (p, j) in newOfUnalignedOld.enumerated() where j >= 0 { oldOfNew[j] = unalignedOld[p] }
+        var q = 0
+        func unalignedUpdates(before end: Int) {
+            while q < unalignedNew.count, unalignedNew[q] < end {
+                let j = unalignedNew[q]
+                if let i = oldOfNew[j], old[prefix + i].revision != new[prefix + j].revision {
+                    updates.append(IndexedItem(index: prefix + j, item: new[prefix + j]))
+                }
+                q += 1
+            }
+        }
+        for snake in snakes {
+            unalignedUpdates(before: snake.newStart)
+            let oldStart = prefix + snake.oldStart
+            let newStart = prefix + snake.newStart
+            for t in 0..<snake.length where old[oldStart + t].revision != new[newStart + t].revision {
+                updates.append(IndexedItem(index: newStart + t, item: new[newStart + t]))
+            }
+        }
+        unalignedUpdates(before: newMiddle)
+        for j in newEnd..<new.count where old[j - newEnd + oldEnd].revision != new[j].revision {
+            updates.append(IndexedItem(index: j, item: new[j]))
+        }
+        return result(
+            deletes: deleted.reversed().map { prefix + $0 },
+            inserts: inserted.map { IndexedItem(index: prefix + $0, item: new[prefix + $0]) },
+            moves: moves, updates: updates)
+    }
+
+    /// How many values of the ascending `values` are below `value`.
+    @inlinable
+    static func countBelow(_ value: Int, in values: [Int]) -> Int {
+        var low = 0
+        var high = values.count
+        while low < high {
+            let mid = (low + high) / 2
+            if values[mid] < value { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    /// The position of `value` in the ascending `values`, if it is there.
+    @inlinable
+    static func position(of value: Int, in values: [Int]) -> Int? {
+        let low = countBelow(value, in: values)
+        return low < values.count && values[low] == value ? low : nil
     }
 
     /// A run of rows that are equal in both lists: `old[oldStart + t]` and `new[newStart + t]` for
@@ -185,7 +333,7 @@ public enum ListDiffer {
     }
 
     /// A longest common subsequence of the ids of two ranges by Myers' greedy O((N + M) D)
-    /// algorithm, as runs; nil when it needs more than `maxEdits` deletes and inserts.
+    /// algorithm, as runs in ascending order; nil when it needs more than `maxEdits` deletes and inserts.
     @inlinable
     static func alignedRuns<Item: DiffableItem>(
         _ old: [Item], _ oldRange: Range<Int>, _ new: [Item], _ newRange: Range<Int>, maxEdits: Int
@@ -238,62 +386,75 @@ public enum ListDiffer {
             y = previousX - previousK
         }
         if x > 0 { snakes.append(Snake(oldStart: 0, newStart: 0, length: x)) }
-        return snakes
+        return snakes.reversed()
     }
 }
 
 /// An open-addressing table from ids to their index in `old` (entry `i + 1`) or, for ids only in
-/// `new`, in `new` (entry `-(j + 1)`); it stores indices, never copies of ids.
+/// `new`, in `new` (entry `-(j + 1)`); it stores indices, never copies of ids. Each slot is one
+/// word: 32 bits of the id's hash above the entry's 32-bit code (0: empty), so that a probe reads
+/// one cache line and compares ids only when the hash bits agree. Lists hold fewer than 2³¹ rows.
+/// The owner calls `deallocate()`.
 @usableFromInline
 struct IDTable<Item: DiffableItem> {
-    @usableFromInline let old: [Item]
-    @usableFromInline let new: [Item]
-    @usableFromInline var hashes: [Int]
-    @usableFromInline var entries: [Int]
-    @usableFromInline var count = 0
+    @usableFromInline var slots: UnsafeMutablePointer<UInt64>
     @usableFromInline var mask: Int
+    @usableFromInline var count = 0
 
     @inlinable
-    init(old: [Item], new: [Item]) {
-        self.old = old
-        self.new = new
+    init(capacity: Int) {
+        precondition(capacity < 0x7FFF_FFFF, "a list of a diff holds fewer than 2^31 rows")
         var size = 16
-        while size < 2 * old.count + 16 { size <<= 1 }
+        while size < 2 * capacity + 16 { size <<= 1 }
         mask = size - 1
-        hashes = [Int](repeating: 0, count: size)
-        entries = [Int](repeating: 0, count: size)
+        slots = .allocate(capacity: size)
+        slots.initialize(repeating: 0, count: size)
     }
+
+    @inlinable
+    func deallocate() { slots.deallocate() }
 
     /// The entry of `id` when it is in the table; otherwise inserts `entry` for it and returns 0.
     @inlinable
-    mutating func findOrInsert(_ id: Item.ID, entry: Int) -> Int {
-        let hash = id.hashValue
-        var slot = hash & mask
+    mutating func findOrInsert(_ id: Item.ID, entry: Int, old: [Item], new: [Item]) -> Int {
+        let hash = UInt64(UInt(bitPattern: id.hashValue))
+        let tag = hash & 0xFFFF_FFFF_0000_0000
+        var slot = Int(truncatingIfNeeded: hash) & mask
         while true {
-            let found = entries[slot]
-            if found == 0 { break }
-            if hashes[slot] == hash, (found > 0 ? old[found - 1].id : new[-found - 1].id) == id { return found }
+            let word = slots[slot]
+            if word == 0 { break }
+            if word & 0xFFFF_FFFF_0000_0000 == tag {
+                let code = Int(truncatingIfNeeded: word & 0xFFFF_FFFF)
+                if code & 0x8000_0000 == 0 {
+                    if old[code - 1].id == id { return code }
+                } else if new[(code & 0x7FFF_FFFF) - 1].id == id {
+                    return -(code & 0x7FFF_FFFF)
+                }
+            }
             slot = (slot + 1) & mask
         }
-        entries[slot] = entry
-        hashes[slot] = hash
+        let code = entry > 0 ? UInt64(entry) : 0x8000_0000 | UInt64(-entry)
+        slots[slot] = tag | code
         count += 1
-        if 4 * count > 3 * (mask + 1) { grow() }
+        if 4 * count > 3 * (mask + 1) { grow(old: old, new: new) }
         return 0
     }
 
     @inlinable
-    mutating func grow() {
-        let oldHashes = hashes
-        let oldEntries = entries
-        mask = 2 * (mask + 1) - 1
-        hashes = [Int](repeating: 0, count: mask + 1)
-        entries = [Int](repeating: 0, count: mask + 1)
-        for slot in oldEntries.indices where oldEntries[slot] != 0 {
-            var target = oldHashes[slot] & mask
-            while entries[target] != 0 { target = (target + 1) & mask }
-            entries[target] = oldEntries[slot]
-            hashes[target] = oldHashes[slot]
+    mutating func grow(old: [Item], new: [Item]) {
+        let oldSlots = slots
+        let oldSize = mask + 1
+        mask = 2 * oldSize - 1
+        slots = .allocate(capacity: mask + 1)
+        slots.initialize(repeating: 0, count: mask + 1)
+        for index in 0..<oldSize where oldSlots[index] != 0 {
+            let word = oldSlots[index]
+            let code = Int(truncatingIfNeeded: word & 0xFFFF_FFFF)
+            let id = code & 0x8000_0000 == 0 ? old[code - 1].id : new[(code & 0x7FFF_FFFF) - 1].id
+            var target = Int(truncatingIfNeeded: UInt(bitPattern: id.hashValue)) & mask
+            while slots[target] != 0 { target = (target + 1) & mask }
+            slots[target] = word
         }
+        oldSlots.deallocate()
     }
 }
