@@ -63,32 +63,22 @@ public enum ListDiffer {
         let snakes = orderKeyChanged == nil
             ? alignedRuns(old, prefix..<oldEnd, new, prefix..<newEnd, maxEdits: smallEditLimit) : nil
 
-        // Phase 3: every old id into a table, which finds duplicates in `old`.
-        var table = IDTable<Item>(capacity: old.count + (snakes == nil ? newMiddle : smallEditLimit))
+        // Phase 3: every old id into a table, which finds duplicates in `old`; the new middle's
+        // ids are hashed too unless the middle is aligned.
+        let table = IDTable<Item>(old: old, new: new, newRange: snakes == nil ? prefix..<newEnd : newEnd..<newEnd)
         defer { table.deallocate() }
-        for i in old.indices where table.findOrInsert(old[i].id, entry: i + 1, old: old, new: new) != 0 {
-            throw .duplicateID(String(describing: old[i].id), in: .old)
-        }
         if let snakes {
+            try table.buildOld(old: old, new: new)
             return try smallEditDiff(
-                from: old, to: new, prefix: prefix, oldEnd: oldEnd, newEnd: newEnd, snakes: snakes, table: &table)
+                from: old, to: new, prefix: prefix, oldEnd: oldEnd, newEnd: newEnd, snakes: snakes, table: table)
         }
 
         // Phase 4: match the middle. `newIndexOfOld[i]` is the new index of old[prefix + i]
         // relative to `prefix`, or -1 (deleted); `oldIndexOfNew[j]` the converse (-1: inserted).
         var newIndexOfOld = [Int](repeating: -1, count: oldMiddle)
         var oldIndexOfNew = [Int](repeating: -1, count: newMiddle)
-        for j in 0..<newMiddle {
-            let id = new[prefix + j].id
-            let entry = table.findOrInsert(id, entry: -(prefix + j) - 1, old: old, new: new)
-            if entry == 0 { continue }
-            let i = entry - 1 - prefix
-            guard entry > 0, i >= 0, i < oldMiddle, newIndexOfOld[i] < 0 else {
-                throw .duplicateID(String(describing: id), in: .new)
-            }
-            newIndexOfOld[i] = j
-            oldIndexOfNew[j] = i
-        }
+        try table.match(
+            old: old, new: new, prefix: prefix, newIndexOfOld: &newIndexOfOld, oldIndexOfNew: &oldIndexOfNew)
 
         // Phase 5: each common middle item's rank among the common items, in old and in new order.
         // `commonNewRank[k]` belongs to the k-th common item in old order.
@@ -175,7 +165,7 @@ public enum ListDiffer {
     @inlinable
     static func smallEditDiff<Item: DiffableItem>(
         from old: [Item], to new: [Item], prefix: Int, oldEnd: Int, newEnd: Int, snakes: [Snake],
-        table: inout IDTable<Item>
+        table: IDTable<Item>
     ) throws(ListDiffError) -> ListDiffResult<Item> {
         let oldMiddle = oldEnd - prefix
         let newMiddle = newEnd - prefix
@@ -198,11 +188,16 @@ public enum ListDiffer {
         var newOfUnalignedOld = [Int](repeating: -1, count: unalignedOld.count)
         var matchedNew = [Bool](repeating: false, count: unalignedNew.count)
         var matched = 0
+        var insertedIDs: [Item.ID] = []
         for (q, j) in unalignedNew.enumerated() {
             let id = new[prefix + j].id
-            let entry = table.findOrInsert(id, entry: -(prefix + j) - 1, old: old, new: new)
-            if entry == 0 { continue }
-            let p = entry > 0 ? position(of: entry - 1 - prefix, in: unalignedOld) : nil
+            let entry = table.find(id, old: old, new: new)
+            if entry == 0 {
+                if insertedIDs.contains(id) { throw .duplicateID(String(describing: id), in: .new) }
+                insertedIDs.append(id)
+                continue
+            }
+            let p = position(of: entry - 1 - prefix, in: unalignedOld)
             guard let p, newOfUnalignedOld[p] < 0 else { throw .duplicateID(String(describing: id), in: .new) }
             newOfUnalignedOld[p] = j
             matchedNew[q] = true
@@ -390,71 +385,206 @@ public enum ListDiffer {
     }
 }
 
-/// An open-addressing table from ids to their index in `old` (entry `i + 1`) or, for ids only in
-/// `new`, in `new` (entry `-(j + 1)`); it stores indices, never copies of ids. Each slot is one
-/// word: 32 bits of the id's hash above the entry's 32-bit code (0: empty), so that a probe reads
-/// one cache line and compares ids only when the hash bits agree. Lists hold fewer than 2³¹ rows.
-/// The owner calls `deallocate()`.
+/// The ids of `old` (every row) and of `new[newRange]` in an open-addressing table, built and
+/// probed part by part so that each part's slots stay in cache: a row's part is given by the top
+/// bits of its id's hash, and each part has its own power-of-two region of slots.
+///
+/// A slot is one word: the upper 32 bits of the id's hash above a 32-bit code (0: empty; `i + 1`
+/// for `old[i]`; `0x8000_0000 | (j + 1)` for `new[j]`), so that a probe reads one cache line and
+/// compares ids only when the hash bits agree. Entries are returned as `i + 1` for `old[i]` and
+/// `-(j + 1)` for `new[j]`, 0 for none. Lists hold fewer than 2³¹ rows. The owner calls
+/// `deallocate()`.
 @usableFromInline
 struct IDTable<Item: DiffableItem> {
+    /// Each part's region of slots: part `p` owns `regionStart[p]..<regionStart[p + 1]`.
     @usableFromInline var slots: UnsafeMutablePointer<UInt64>
-    @usableFromInline var mask: Int
-    @usableFromInline var count = 0
+    @usableFromInline var regionStart: [Int]
+    /// The rows' words grouped by part: the old rows' first (`oldStart[p]..<oldStart[p + 1]`),
+    /// then the new rows' (`newStart[p]..<newStart[p + 1]`).
+    @usableFromInline var words: UnsafeMutablePointer<UInt64>
+    @usableFromInline var oldStart: [Int]
+    @usableFromInline var newStart: [Int]
+    @usableFromInline let partBits: Int
 
+    @usableFromInline static var highBits: UInt64 { 0xFFFF_FFFF_0000_0000 }
+    @usableFromInline static var newFlag: UInt64 { 0x8000_0000 }
+
+    /// Hashes every row of `old` and of `new[newRange]` and groups them by part; `buildOld` or
+    /// `match` then builds the table.
+    ///
+    /// - Complexity: O(n + r) for n old rows and r new ones.
     @inlinable
-    init(capacity: Int) {
-        precondition(capacity < 0x7FFF_FFFF, "a list of a diff holds fewer than 2^31 rows")
-        var size = 16
-        while size < 2 * capacity + 16 { size <<= 1 }
-        mask = size - 1
-        slots = .allocate(capacity: size)
-        slots.initialize(repeating: 0, count: size)
+    init(old: [Item], new: [Item], newRange: Range<Int>) {
+        let total = old.count + newRange.count
+        var bits = 0
+        while bits < 12, total >> bits > 4096 { bits += 1 }
+        partBits = bits
+        let parts = 1 << bits
+        let unsorted = UnsafeMutablePointer<UInt64>.allocate(capacity: Swift.max(total, 1))
+        var oldCounts = [Int](repeating: 0, count: parts + 1)
+        var newCounts = [Int](repeating: 0, count: parts + 1)
+        for i in old.indices {
+            let hash = UInt64(UInt(bitPattern: old[i].id.hashValue))
+            unsorted[i] = hash & Self.highBits | UInt64(i + 1)
+            oldCounts[Self.part(hash, bits: bits)] += 1
+        }
+        var t = old.count
+        for j in newRange {
+            let hash = UInt64(UInt(bitPattern: new[j].id.hashValue))
+            unsorted[t] = hash & Self.highBits | Self.newFlag | UInt64(j + 1)
+            newCounts[Self.part(hash, bits: bits)] += 1
+            t += 1
+        }
+        regionStart = [Int](repeating: 0, count: parts + 1)
+        for p in 0..<parts {
+            var size = 4
+            while size < 2 * (oldCounts[p] + newCounts[p]) + 2 { size <<= 1 }
+            regionStart[p + 1] = regionStart[p] + size
+        }
+        // The regions are zeroed part by part, just before their part is built (`buildOld`, `match`).
+        slots = .allocate(capacity: regionStart[parts])
+        // Counts into starts (counting sort by part).
+        oldStart = [Int](repeating: 0, count: parts + 1)
+        newStart = [Int](repeating: 0, count: parts + 1)
+        for p in 0..<parts { oldStart[p + 1] = oldStart[p] + oldCounts[p] }
+        newStart[0] = old.count
+        for p in 0..<parts { newStart[p + 1] = newStart[p] + newCounts[p] }
+        if parts == 1 {
+            words = unsorted
+        } else {
+            words = .allocate(capacity: total)
+            var next = oldStart
+            for t in 0..<old.count {
+                let p = Self.part(unsorted[t], bits: bits)
+                words[next[p]] = unsorted[t]
+                next[p] += 1
+            }
+            next = newStart
+            for t in old.count..<total {
+                let p = Self.part(unsorted[t], bits: bits)
+                words[next[p]] = unsorted[t]
+                next[p] += 1
+            }
+            unsorted.deallocate()
+        }
+    }
+
+    /// Zeroes part `p`'s region and inserts the old rows of the part.
+    ///
+    /// - Throws: `.duplicateID(_, in: .old)` when an id is twice in `old`.
+    @inlinable
+    func buildOld(part p: Int, old: [Item], new: [Item]) throws(ListDiffError) {
+        (slots + regionStart[p]).initialize(repeating: 0, count: regionStart[p + 1] - regionStart[p])
+        for t in oldStart[p]..<oldStart[p + 1] where findOrInsert(words[t], part: p, old: old, new: new) != 0 {
+            let i = Int(truncatingIfNeeded: words[t] & 0x7FFF_FFFF) - 1
+            throw .duplicateID(String(describing: old[i].id), in: .old)
+        }
+    }
+
+    /// Builds the table of every old id (for a diff that looks up new ids one by one with `find`).
+    ///
+    /// - Throws: `.duplicateID(_, in: .old)` when an id is twice in `old`.
+    @inlinable
+    func buildOld(old: [Item], new: [Item]) throws(ListDiffError) {
+        for p in 0..<partCount { try buildOld(part: p, old: old, new: new) }
+    }
+
+    /// Builds the table and matches the new rows hashed by `init` with the old rows, part by part:
+    /// `newIndexOfOld[i - prefix]` becomes `j - prefix` and `oldIndexOfNew[j - prefix]` becomes
+    /// `i - prefix` when `new[j]` and `old[i]` have the same id; a new id that matches no old row
+    /// of `old[prefix..<prefix + newIndexOfOld.count]` that is still unmatched is a duplicate.
+    ///
+    /// - Throws: `.duplicateID(_, in: .old)` when an id is twice in `old`, otherwise
+    ///   `.duplicateID(_, in: .new)` when an id is twice in `new`.
+    @inlinable
+    func match(
+        old: [Item], new: [Item], prefix: Int, newIndexOfOld: inout [Int], oldIndexOfNew: inout [Int]
+    ) throws(ListDiffError) {
+        let oldMiddle = newIndexOfOld.count
+        var duplicateInNew: Item.ID?
+        for p in 0..<partCount {
+            try buildOld(part: p, old: old, new: new)
+            if duplicateInNew != nil { continue }
+            for t in newStart[p]..<newStart[p + 1] {
+                let word = words[t]
+                let entry = findOrInsert(word, part: p, old: old, new: new)
+                if entry == 0 { continue }
+                let j = Int(truncatingIfNeeded: word & 0x7FFF_FFFF) - 1
+                let i = entry - 1 - prefix
+                guard entry > 0, i >= 0, i < oldMiddle, newIndexOfOld[i] < 0 else {
+                    duplicateInNew = new[j].id
+                    break
+                }
+                newIndexOfOld[i] = j - prefix
+                oldIndexOfNew[j - prefix] = i
+            }
+        }
+        if let duplicateInNew { throw .duplicateID(String(describing: duplicateInNew), in: .new) }
     }
 
     @inlinable
-    func deallocate() { slots.deallocate() }
+    static func part(_ hash: UInt64, bits: Int) -> Int {
+        bits == 0 ? 0 : Int(truncatingIfNeeded: hash >> UInt64(64 - bits))
+    }
 
-    /// The entry of `id` when it is in the table; otherwise inserts `entry` for it and returns 0.
     @inlinable
-    mutating func findOrInsert(_ id: Item.ID, entry: Int, old: [Item], new: [Item]) -> Int {
-        let hash = UInt64(UInt(bitPattern: id.hashValue))
-        let tag = hash & 0xFFFF_FFFF_0000_0000
-        var slot = Int(truncatingIfNeeded: hash) & mask
+    func deallocate() {
+        slots.deallocate()
+        words.deallocate()
+    }
+
+    /// The number of parts; `newWords(part:)` are the new rows' words of one part.
+    @inlinable
+    var partCount: Int { 1 << partBits }
+
+    /// The entry of a row with the same id as the row `word` describes, when there is one in
+    /// part `p`; otherwise inserts `word` and returns 0. Ids are read only when hash bits agree.
+    @inlinable
+    func findOrInsert(_ word: UInt64, part p: Int, old: [Item], new: [Item]) -> Int {
+        let start = regionStart[p]
+        let mask = regionStart[p + 1] - start - 1
+        let tag = word & Self.highBits
+        var slot = Int(truncatingIfNeeded: word >> 32) & mask
         while true {
-            let word = slots[slot]
-            if word == 0 { break }
-            if word & 0xFFFF_FFFF_0000_0000 == tag {
-                let code = Int(truncatingIfNeeded: word & 0xFFFF_FFFF)
-                if code & 0x8000_0000 == 0 {
+            let found = slots[start + slot]
+            if found == 0 { break }
+            if found & Self.highBits == tag {
+                let code = Int(truncatingIfNeeded: found & 0x7FFF_FFFF)
+                let ownCode = Int(truncatingIfNeeded: word & 0x7FFF_FFFF)
+                let id = word & Self.newFlag == 0 ? old[ownCode - 1].id : new[ownCode - 1].id
+                if found & Self.newFlag == 0 {
                     if old[code - 1].id == id { return code }
-                } else if new[(code & 0x7FFF_FFFF) - 1].id == id {
-                    return -(code & 0x7FFF_FFFF)
+                } else if new[code - 1].id == id {
+                    return -code
                 }
             }
             slot = (slot + 1) & mask
         }
-        let code = entry > 0 ? UInt64(entry) : 0x8000_0000 | UInt64(-entry)
-        slots[slot] = tag | code
-        count += 1
-        if 4 * count > 3 * (mask + 1) { grow(old: old, new: new) }
+        slots[start + slot] = word
         return 0
     }
 
+    /// The entry of `id` (see the type), without inserting it.
     @inlinable
-    mutating func grow(old: [Item], new: [Item]) {
-        let oldSlots = slots
-        let oldSize = mask + 1
-        mask = 2 * oldSize - 1
-        slots = .allocate(capacity: mask + 1)
-        slots.initialize(repeating: 0, count: mask + 1)
-        for index in 0..<oldSize where oldSlots[index] != 0 {
-            let word = oldSlots[index]
-            let code = Int(truncatingIfNeeded: word & 0xFFFF_FFFF)
-            let id = code & 0x8000_0000 == 0 ? old[code - 1].id : new[(code & 0x7FFF_FFFF) - 1].id
-            var target = Int(truncatingIfNeeded: UInt(bitPattern: id.hashValue)) & mask
-            while slots[target] != 0 { target = (target + 1) & mask }
-            slots[target] = word
+    func find(_ id: Item.ID, old: [Item], new: [Item]) -> Int {
+        let hash = UInt64(UInt(bitPattern: id.hashValue))
+        let p = Self.part(hash, bits: partBits)
+        let start = regionStart[p]
+        let mask = regionStart[p + 1] - start - 1
+        let tag = hash & Self.highBits
+        var slot = Int(truncatingIfNeeded: hash >> 32) & mask
+        while true {
+            let found = slots[start + slot]
+            if found == 0 { return 0 }
+            if found & Self.highBits == tag {
+                let code = Int(truncatingIfNeeded: found & 0x7FFF_FFFF)
+                if found & Self.newFlag == 0 {
+                    if old[code - 1].id == id { return code }
+                } else if new[code - 1].id == id {
+                    return -code
+                }
+            }
+            slot = (slot + 1) & mask
         }
-        oldSlots.deallocate()
     }
 }
