@@ -25,8 +25,43 @@ public enum FewestMoves {
     /// - Complexity: O(c log c) for c common items.
     @inlinable
     public static func select(newRanks: [Int]) -> [Bool] {
-        var stays = [Bool](repeating: false, count: newRanks.count)
-        chooseLongestIncreasing(newRanks: newRanks, eligible: nil, wentUp: nil, stays: &stays)
+        let count = newRanks.count
+        var stays = [Bool](repeating: false, count: count)
+        // Runs: maximal stretches of items next to each other in both orders. A best choice keeps
+        // a run whole or not at all (any chain through one of its items takes the others without
+        // conflict, and each item adds weight), so the choice is made among runs, each weighing
+        // its items.
+        let length = count + 1
+        var runStart: [Int] = []
+        var runWeight: [Int] = []
+        var k = 0
+        while k < count {
+            runStart.append(k)
+            var weight = 0
+            repeat {
+                weight += newRanks[k] < k ? length : length + 1
+                k += 1
+            } while k < count && newRanks[k] == newRanks[k - 1] + 1
+            runWeight.append(weight)
+        }
+        let runs = runStart.count
+        if runs == count {
+            chooseLongestIncreasing(newRanks: newRanks, eligible: nil, wentUp: nil, weights: runWeight, stays: &stays)
+            return stays
+        }
+        var runAtFirstRank = [Int](repeating: -1, count: count)
+        for r in 0..<runs { runAtFirstRank[newRanks[runStart[r]]] = r }
+        var runRanks = [Int](repeating: 0, count: runs)
+        var nextRank = 0
+        for rank in 0..<count where runAtFirstRank[rank] >= 0 {
+            runRanks[runAtFirstRank[rank]] = nextRank
+            nextRank += 1
+        }
+        var runStays = [Bool](repeating: false, count: runs)
+        chooseLongestIncreasing(newRanks: runRanks, eligible: nil, wentUp: nil, weights: runWeight, stays: &runStays)
+        for r in 0..<runs where runStays[r] {
+            for t in runStart[r]..<(r + 1 < runs ? runStart[r + 1] : count) { stays[t] = true }
+        }
         return stays
     }
 
@@ -93,7 +128,7 @@ public enum FewestMoves {
         var ranks = [Int](repeating: 0, count: newPositions.count)
         for (rank, k) in order.enumerated() { ranks[k] = rank }
         var stays = [Bool](repeating: false, count: newPositions.count)
-        chooseLongestIncreasing(newRanks: ranks, eligible: nil, wentUp: wentUp, stays: &stays)
+        chooseLongestIncreasing(newRanks: ranks, eligible: nil, wentUp: wentUp, weights: nil, stays: &stays)
         return stays
     }
 
@@ -132,7 +167,7 @@ public enum FewestMoves {
                 eligible[k] = true
             }
         }
-        chooseLongestIncreasing(newRanks: newRanks, eligible: eligible, wentUp: nil, stays: &stays)
+        chooseLongestIncreasing(newRanks: newRanks, eligible: eligible, wentUp: nil, weights: nil, stays: &stays)
         return stays
     }
 
@@ -141,12 +176,13 @@ public enum FewestMoves {
     /// weighs `count + 1`, plus 1 when it did not go up, so length counts first. Eligible items
     /// between the same two fixed items are compatible with the fixed items, so the subsequence only
     /// needs to increase. An item went up when `wentUp[k]`, or, when `wentUp` is nil, when
-    /// `newRanks[k] < k`.
+    /// `newRanks[k] < k`. With `weights`, item k weighs `weights[k]` instead (the heaviest
+    /// increasing subsequence).
     ///
     /// - Complexity: O(c log c), with a Fenwick tree of prefix maxima over new ranks.
     @inlinable
     static func chooseLongestIncreasing(
-        newRanks: [Int], eligible: [Bool]?, wentUp: [Bool]?, stays: inout [Bool]
+        newRanks: [Int], eligible: [Bool]?, wentUp: [Bool]?, weights: [Int]?, stays: inout [Bool]
     ) {
         let count = newRanks.count
         if count == 0 { return }
@@ -174,8 +210,13 @@ public enum FewestMoves {
                             }
                             position &= position - 1
                         }
-                        let up = wentUp.map { $0[k] } ?? (rank < k)
-                        let total = chainScore + (up ? length : length + 1)
+                        let own: Int
+                        if let weights {
+                            own = weights[k]
+                        } else {
+                            own = wentUp.map { $0[k] } ?? (rank < k) ? length : length + 1
+                        }
+                        let total = chainScore + own
                         predecessor[k] = chainItem
                         if total > bestScore {
                             bestScore = total

@@ -145,4 +145,73 @@ struct ListDiffSmallEditTests {
             try check(old, new, "seed \(seed) round \(round)")
         }
     }
+
+    /// The same pairs as the exhaustive suite with 40 unrelated rows deleted and inserted around
+    /// them, so that the middle is too different to align and every id is matched by hash.
+    @Test("every pair of small lists inside a large edit")
+    func smallListsInsideALargeEdit() throws {
+        let arrangements = RandomLists.arrangements(of: [0, 1, 2, 3, 4])
+        let gone = (1000..<1020).map { TestItem(id: $0) }
+        let added = (2000..<2020).map { TestItem(id: $0) }
+        for (oldNumber, oldIDs) in arrangements.enumerated() where oldNumber % 3 == 0 {
+            let old = gone + [TestItem](ids: oldIDs)
+            for (newNumber, newIDs) in arrangements.enumerated() {
+                let middle = newIDs.map { TestItem(id: $0, revision: ($0 + oldNumber + newNumber) % 3 == 0 ? 1 : 0) }
+                try check(old, middle + added, "\(oldIDs) → \(newIDs)")
+            }
+        }
+    }
+}
+
+@Suite("Choosing among runs")
+struct FewestMovesRunTests {
+    /// The weight of a choice: rows that stay, then those of them that did not go up.
+    private func weight(_ stays: [Bool], _ ranks: [Int]) -> ReferenceDiff.Weight {
+        var weight = ReferenceDiff.Weight(notUp: 0, up: 0)
+        for k in ranks.indices where stays[k] {
+            if ranks[k] < k { weight.up += 1 } else { weight.notUp += 1 }
+        }
+        return weight
+    }
+
+    private func optimal(_ ranks: [Int]) -> ReferenceDiff.Weight? {
+        let old = [TestItem](ids: Array(ranks.indices))
+        var new = old
+        for k in ranks.indices { new[ranks[k]] = old[k] }
+        return ReferenceDiff.optimalWeight(old: old, new: new)
+    }
+
+    private func check(_ ranks: [Int]) throws {
+        let stays = FewestMoves.select(newRanks: ranks)
+        let kept = ranks.indices.filter { stays[$0] }
+        try #require(zip(kept, kept.dropFirst()).allSatisfy { ranks[$0] < ranks[$1] }, "\(ranks)")
+        try #require(weight(stays, ranks) == optimal(ranks), "\(ranks)")
+    }
+
+    @Test("every permutation of up to 7 ranks")
+    func everyPermutation() throws {
+        for size in 0...7 {
+            for ranks in RandomLists.arrangements(of: Array(0..<size)) where ranks.count == size {
+                try check(ranks)
+            }
+        }
+    }
+
+    /// Blocks of consecutive ranks moved as a whole (runs that stay together), and single ranks.
+    @Test("blocks moved around", arguments: [41, 42])
+    func blocksMoved(seed: UInt64) throws {
+        var generator = SeededGenerator(seed: seed)
+        for _ in 0..<300 {
+            let count = Int.random(in: 0...60, using: &generator)
+            var ranks = Array(0..<count)
+            for _ in 0..<Int.random(in: 0...5, using: &generator) where count > 1 {
+                let start = Int.random(in: 0..<count, using: &generator)
+                let length = Int.random(in: 1...Swift.min(8, count - start), using: &generator)
+                let block = Array(ranks[start..<(start + length)])
+                ranks.removeSubrange(start..<(start + length))
+                ranks.insert(contentsOf: block, at: Int.random(in: 0...ranks.count, using: &generator))
+            }
+            try check(ranks)
+        }
+    }
 }
