@@ -57,6 +57,7 @@ let package = Package(
                 .product(name: "ChatStore", package: "chatfeed"),
                 .product(name: "ChatModel", package: "chatfeed"),
                 .product(name: "JSONCodec", package: "chatfeed"),
+                .product(name: "SQLite", package: "chatfeed"),
                 .product(name: "WireProtocol", package: "chatfeed"),
             ],
             // Not directly under Benchmarks/: the ordo-one command plugin runs every executable

@@ -129,6 +129,19 @@ extension ChatStore {
             );
             INSERT INTO change_log_pruned VALUES (1, 0);
             """),
+        // Unread by arrival instead of a flag: a message carries the change-log sequence of its
+        // post (`arrival`), a chat the sequence of its last read (`read_through`), and a message
+        // is unread when it is not deleted and arrived after the read. A post then no longer
+        // writes a leaf of a second per-chat index (`message_unread`, a random page per post: a
+        // quarter of the pages a post writes), and reading a chat writes its row only. Messages
+        // unread before this step arrive at 1, after every chat's read at 0. `message.unread`
+        // stays (dropping a column rewrites the table) but is no longer kept.
+        Migration(version: 6, sql: """
+            ALTER TABLE chat ADD COLUMN read_through INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE message ADD COLUMN arrival INTEGER NOT NULL DEFAULT 0;
+            UPDATE message SET arrival = 1, unread = 0 WHERE unread = 1;
+            DROP INDEX message_unread;
+            """),
     ]
 
     static var latestSchemaVersion: Int { migrations.last!.version }

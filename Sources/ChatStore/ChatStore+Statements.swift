@@ -12,12 +12,13 @@ extension ChatStore {
         /// Writes every displayed column but those of the list-order index, which is left alone.
         let updateChat: Statement
         let updateChatAndKey: Statement
-        /// Inserts nothing when the id is taken (`changedRowCount` is 0 then).
+        /// Inserts nothing when the id is taken (`changedRowCount` is 0 then). The message's
+        /// `arrival` is the sequence of the change-log row its post appends next.
         let insertMessage: Statement
         let editMessage: Statement
         let deleteMessage: Statement
         let removeChat: Statement
-        /// Clears the unread flag of a chat's messages (through the partial index of unread ones).
+        /// Marks every message of a chat posted so far read (`read_through`, in the chat's row). O(log n).
         let markMessagesRead: Statement
         /// Adds deltas to a list's counters.
         let adjustCounters: Statement
@@ -27,7 +28,8 @@ extension ChatStore {
         init(_ db: Database) throws(SQLiteError) {
             fetchChat = try db.makeStatement("SELECT \(ChatStore.chatColumns) FROM chat WHERE id = ?1")
             fetchMessage = try db.makeStatement("""
-                SELECT chat_id, sender, text, COALESCE(original_text, text), sent_at, edited_at, deleted, unread
+                SELECT chat_id, sender, text, COALESCE(original_text, text), sent_at, edited_at, deleted,
+                    deleted = 0 AND arrival > (SELECT read_through FROM chat WHERE chat.id = message.chat_id)
                 FROM message WHERE id = ?1
                 """)
             latestMessage = try db.makeStatement("""
@@ -50,13 +52,16 @@ extension ChatStore {
                 WHERE id = ?1
                 """)
             insertMessage = try db.makeStatement("""
-                INSERT INTO message (id, chat_id, sender, text, original_text, sent_at, edited_at, unread)
-                VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6, 1) ON CONFLICT (id) DO NOTHING
+                INSERT INTO message (id, chat_id, sender, text, original_text, sent_at, edited_at, arrival)
+                VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6, COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'change_log'), 0) + 1)
+                ON CONFLICT (id) DO NOTHING
                 """)
             editMessage = try db.makeStatement("UPDATE message SET text = ?2, edited_at = ?3 WHERE id = ?1")
-            deleteMessage = try db.makeStatement("UPDATE message SET deleted = 1, unread = 0 WHERE id = ?1")
+            deleteMessage = try db.makeStatement("UPDATE message SET deleted = 1 WHERE id = ?1")
             removeChat = try db.makeStatement("DELETE FROM chat WHERE id = ?1")
-            markMessagesRead = try db.makeStatement("UPDATE message SET unread = 0 WHERE chat_id = ?1 AND unread = 1")
+            markMessagesRead = try db.makeStatement("""
+                UPDATE chat SET read_through = COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'change_log'), 0) WHERE id = ?1
+                """)
             adjustCounters = try db.makeStatement("""
                 UPDATE list_counters SET total = total + ?2, chats = chats + ?3, messages = messages + ?4,
                     unmuted_chats = unmuted_chats + ?5, unmuted_messages = unmuted_messages + ?6

@@ -60,7 +60,7 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
     /// How long after a commit the daemon's background checkpoint copies the write-ahead log into
     /// the database file; longer copies a page changed by many commits once (fewer bytes written)
     /// and lets the `-wal` file grow larger in between.
-    public var checkpointIntervalMilliseconds = 50
+    public var checkpointIntervalMilliseconds = 1000
 
     /// The built-in defaults (equal to `Config/chatfeed.json`).
     public init() {}

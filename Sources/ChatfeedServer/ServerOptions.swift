@@ -29,7 +29,7 @@ public struct ServerOptions: Sendable {
         databasePath: String, store: StoreOptions = StoreOptions(), feed: FeedOptions = FeedOptions(),
         pollIntervalMilliseconds: Int = 20, maxLineBytes: Int = 1 << 20, groupCommitMaxEvents: Int = 1000,
         groupCommitMaxMilliseconds: Int = 20, quickCheckAtStart: Bool = true,
-        checkpointIntervalMilliseconds: Int = 50
+        checkpointIntervalMilliseconds: Int = 1000
     ) {
         self.databasePath = databasePath
         self.store = store

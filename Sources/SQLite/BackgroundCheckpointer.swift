@@ -6,8 +6,8 @@ import Foundation
 ///
 /// Pair it with a large `StoreOptions.autoCheckpointPages` on the writer's store (a backstop in
 /// case the checkpointer falls behind). Call `commitHappened()` after commits: the checkpointer
-/// runs a passive checkpoint (it never blocks readers or writers) at most every `interval`, and
-/// sleeps while nothing is written.
+/// runs a passive checkpoint (it never blocks readers or writers) `interval` after a commit, with
+/// every commit made meanwhile, and sleeps while nothing is written.
 public final class BackgroundCheckpointer: @unchecked Sendable {
     private let condition = NSCondition()
     private var pendingCommits = false
@@ -16,7 +16,7 @@ public final class BackgroundCheckpointer: @unchecked Sendable {
     private let interval: TimeInterval
 
     /// Opens a second connection to `path` and starts the thread.
-    public init(path: String, busyTimeoutMilliseconds: Int, interval: TimeInterval = 0.05) throws {
+    public init(path: String, busyTimeoutMilliseconds: Int, interval: TimeInterval = 1) throws {
         let db = try Database(path: path, mode: .init(readOnly: false, create: false))
         db.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
         self.interval = interval
@@ -47,20 +47,25 @@ public final class BackgroundCheckpointer: @unchecked Sendable {
     }
 
     private func run(_ db: Database) {
+        condition.lock()
         while true {
-            condition.lock()
             while !pendingCommits && !stopped { condition.wait() }
-            let stop = stopped
-            pendingCommits = false
-            if stop {
+            // Commits during the interval add their pages to the same checkpoint: a page that
+            // several commits changed is copied once. A stop cuts the wait short (the owner
+            // checkpoints on its own when it closes).
+            let due = Date(timeIntervalSinceNow: interval)
+            while !stopped && condition.wait(until: due) {}
+            if stopped {
                 finished = true
                 condition.broadcast()
+                condition.unlock()
+                return
             }
+            pendingCommits = false
             condition.unlock()
-            if stop { return }
-            // A failed checkpoint (e.g. busy) is retried at the next commit.
+            // A failed checkpoint (e.g. busy) is retried after the next commit.
             _ = try? db.execute("PRAGMA wal_checkpoint(PASSIVE)")
-            Thread.sleep(forTimeInterval: interval)
+            condition.lock()
         }
     }
 }

@@ -61,6 +61,11 @@ struct IngestResult {
     var daemonPeakRSSKiB = 0
     /// Bytes the daemon wrote through write(2)/pwrite(2) during the posts (stdout and SQLite).
     var daemonWrittenBytes = 0
+    /// Bytes the daemon caused to be sent to storage during the posts (/proc/PID/io write_bytes:
+    /// the WAL, checkpoints into the database file, the -shm index; not stdout).
+    var daemonStorageBytes = 0
+    /// The size of the -wal file after the posts (its high-water mark: it is reused, not shrunk).
+    var walFileBytes = 0
     var subscribeMilliseconds = 0.0
     var exitStatus: Int32 = 0
     /// Wall time of each `chatfeed send` that ran while the posts were written (start to exit).
@@ -346,6 +351,7 @@ func runIngest(_ options: IngestOptions, run: Int) throws -> IngestResult {
     let clientCPUStart = clientCPUSeconds()
     let daemonCPUStart = daemon.cpuSeconds() ?? 0
     let daemonWcharStart = daemon.io("wchar") ?? 0
+    let daemonStorageStart = daemon.io("write_bytes") ?? 0
     let writerStart = nowNanoseconds()
     let writerDone = startThread("writer") {
         let deadline = writerStart + UInt64(options.durationSeconds * 1e9)
@@ -424,6 +430,8 @@ func runIngest(_ options: IngestOptions, run: Int) throws -> IngestResult {
     let clientCPU = clientCPUSeconds() - clientCPUStart
     let peakRSS = daemon.statusKiB("VmHWM") ?? 0
     let daemonWritten = (daemon.io("wchar") ?? 0) - daemonWcharStart
+    let daemonStorage = (daemon.io("write_bytes") ?? 0) - daemonStorageStart
+    let walFileBytes = (try? FileManager.default.attributesOfItem(atPath: options.database + "-wal")[.size] as? Int) ?? 0
 
     state.stopAcks.store(true, ordering: .releasing)
     state.ackSignal.signal()
@@ -473,6 +481,8 @@ func runIngest(_ options: IngestOptions, run: Int) throws -> IngestResult {
     result.clientCPUSeconds = clientCPU
     result.daemonPeakRSSKiB = peakRSS
     result.daemonWrittenBytes = daemonWritten
+    result.daemonStorageBytes = daemonStorage
+    result.walFileBytes = walFileBytes ?? 0
     result.subscribeMilliseconds = subscribeMilliseconds
     result.exitStatus = status
     (result.cliLatency, result.cliFailures, result.cliFirstFailure) = cliRuns.summary()
@@ -493,6 +503,7 @@ func printIngest(_ r: IngestResult, run: Int) {
           per batch       \(format(r.chatsPerBatch, 1)) chats carried (inserts + updates + reset items), \(format(r.structuralBatches == 0 ? 0 : Double(r.moves) / Double(r.structuralBatches), 1)) moves per structural batch
           CPU             daemon \(format(r.daemonCPUSeconds, 2)) s (\(format(r.daemonCPUSeconds / Double(max(r.posted, 1)) * 1e6, 1)) µs/post), client \(format(r.clientCPUSeconds, 2)) s; daemon peak RSS \(grouped(r.daemonPeakRSSKiB)) KiB
           daemon wrote    \(grouped(r.daemonWrittenBytes / 1024)) KiB (\(grouped(r.daemonWrittenBytes / max(r.posted, 1))) bytes/post: stdout, WAL, checkpoints)
+          to storage      \(grouped(r.daemonStorageBytes / 1024)) KiB (\(grouped(r.daemonStorageBytes / max(r.posted, 1))) bytes/post: /proc/PID/io write_bytes); -wal file \(grouped(r.walFileBytes / 1024)) KiB
         """)
     if let error = r.firstError { print("  first error: \(error)") }
     if r.cliLatency.count > 0 || r.cliFailures > 0 {
@@ -548,6 +559,7 @@ func printIngestSummary(_ results: [IngestResult], options: IngestOptions) {
         write→batch p50 \(med { $0.batchLatency.percentile(50) }) ms, p99 \(med { $0.batchLatency.percentile(99) }) ms, \
         max \(med { $0.batchLatency.max }) ms; write→response p50 \(med { $0.responseLatency.percentile(50) }) ms, \
         p99 \(med { $0.responseLatency.percentile(99) }) ms; \(med { Double($0.batches + $0.resets) }) notifications, \
-        \(med { $0.chatsPerBatch }) chats/batch; daemon CPU \(med { $0.daemonCPUSeconds / Double(max($0.posted, 1)) * 1e6 }) µs/post
+        \(med { $0.chatsPerBatch }) chats/batch; daemon CPU \(med { $0.daemonCPUSeconds / Double(max($0.posted, 1)) * 1e6 }) µs/post; \
+        \(med { Double($0.daemonStorageBytes) / Double(max($0.posted, 1)) }) bytes/post to storage
         """)
 }

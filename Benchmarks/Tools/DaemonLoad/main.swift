@@ -20,6 +20,9 @@ let usage = """
                              [--duration 60] [--lines-per-write 1] [--runs 1] [--seed 1]
                              [--database PATH] [--reuse-database] [--daemon PATH] [--config FILE] [--log-level L]
                              [--cli-writers N (processes running `chatfeed send` meanwhile)] [--cli PATH]
+           DaemonLoad raw [--chats 10000] [--messages-per-chat 1] [--posts 100000] [--group 400] [--runs 1] [--seed 1]
+                          [--autocheckpoint PAGES (1000)] [--durability full|normal] [--database PATH]
+                          [--page-size BYTES (VACUUM first)] [--prepare-sql SQL (run before the posts)]
            DaemonLoad startup [--chats 1000000] [--messages-per-chat 1] [--runs 5] [--database PATH] [--fresh]
                               [--cache-kib N] [--daemon PATH] [--config FILE]
 
@@ -27,6 +30,8 @@ let usage = """
       to the full list with maxInFlight --max-in-flight and acks every notification as it arrives,
       writes --posts message.post requests for random chats, and reports posts per second and the
       latency from each post's write to its response and to the first notification that shows it.
+    raw: the baseline of ingest's bytes written per post: the same posts written into the same prepared
+      database by raw libsqlite3 calls in transactions of --group posts, SQLite checkpointing by itself.
     startup: the time from spawning chatfeedd to its first response, and its resident memory,
       on a database of --chats chats and on an empty one.
     """
@@ -101,6 +106,35 @@ do {
             results.append(result)
         }
         printIngestSummary(results, options: o)
+    case "raw":
+        var o = RawIngestOptions()
+        var i = 0
+        while i < arguments.count {
+            switch arguments[i] {
+            case "--chats": o.chats = int("--chats", &i)
+            case "--messages-per-chat": o.messagesPerChat = int("--messages-per-chat", &i)
+            case "--posts": o.posts = int("--posts", &i)
+            case "--group": o.group = max(1, int("--group", &i))
+            case "--runs": o.runs = max(1, int("--runs", &i))
+            case "--seed": o.seed = UInt64(int("--seed", &i))
+            case "--autocheckpoint": o.autoCheckpointPages = int("--autocheckpoint", &i)
+            case "--durability": o.durability = value("--durability", &i)
+            case "--page-size": o.pageSize = int("--page-size", &i)
+            case "--prepare-sql": o.prepareSQL = value("--prepare-sql", &i)
+            case "--database": o.database = value("--database", &i)
+            case "-h", "--help": print(usage); exit(0)
+            default: fail("unknown option \(arguments[i])\n\(usage)")
+            }
+            i += 1
+        }
+        print("raw: \(grouped(o.chats)) chats, \(grouped(o.posts)) posts for random chats, transactions of \(o.group), wal_autocheckpoint \(o.autoCheckpointPages), durability \(o.durability)")
+        var bytes: [Double] = []
+        for run in 1...o.runs {
+            let result = try runRawIngest(o, run: run)
+            printRawIngest(result, options: o, run: run)
+            bytes.append(Double(result.writtenBytes) / Double(max(result.posts, 1)))
+        }
+        if o.runs > 1 { print("median of \(o.runs) runs: \(grouped(Int(median(bytes)))) bytes/post") }
     case "startup":
         var o = StartupOptions()
         var i = 0

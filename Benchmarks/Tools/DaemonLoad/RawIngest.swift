@@ -1,0 +1,164 @@
+import BenchmarkSupport
+import CSQLite
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The baseline for the daemon's bytes written per post: the same posts (same chats, ids, texts,
+/// times as `ingest` with the same seed) written by raw libsqlite3 calls into the same prepared
+/// database and schema, in transactions of `group` posts, with SQLite's own checkpointing.
+/// Each post inserts the message (unread), updates its chat's row and list-order key, appends
+/// the change-log row and bumps the list's counters: what a post must write, without the
+/// daemon's reads, savepoints and background checkpoints.
+struct RawIngestOptions {
+    var chats = 10_000
+    var messagesPerChat = 1
+    var posts = 100_000
+    var group = 400
+    var seed: UInt64 = 1
+    var runs = 1
+    /// `PRAGMA wal_autocheckpoint` (SQLite's default is 1,000 pages).
+    var autoCheckpointPages = 1000
+    var durability = "full"
+    var database = NSTemporaryDirectory() + "chatfeed-raw-bench.sqlite"
+    /// Rebuilds the prepared database with this page size first (VACUUM); nil keeps it.
+    var pageSize: Int?
+    /// SQL run on the prepared database before the posts (to try a schema change).
+    var prepareSQL: String?
+}
+
+struct RawIngestResult {
+    var posts = 0
+    var commits = 0
+    var seconds = 0.0
+    var writtenBytes = 0
+    /// Bytes passed to write(2)/pwrite(2) (wchar), page overwrites included.
+    var writeCallBytes = 0
+    /// Bytes the closing TRUNCATE checkpoint wrote (not in `writtenBytes`).
+    var finalCheckpointBytes = 0
+}
+
+/// write_bytes of /proc/self/io: bytes this process caused to be sent to the storage layer.
+func selfWriteBytes(_ field: String = "write_bytes") -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/io", encoding: .utf8) else { return 0 }
+    for line in text.split(separator: "\n") where line.hasPrefix(field + ": ") {
+        return Int(line.dropFirst(field.count + 2)) ?? 0
+    }
+    return 0
+}
+
+func runRawIngest(_ o: RawIngestOptions, run: Int) throws -> RawIngestResult {
+    try DataSet.prepare(path: o.database, chats: o.chats, messagesPerChat: o.messagesPerChat)
+    // The same chat for post i as `ingest` (IngestState draws them from the same generator).
+    var g = SplitMix64(seed: o.seed &+ UInt64(run))
+    let chatOfPost = (0..<o.posts).map { _ in Int(g.next() % UInt64(o.chats)) }
+
+    var db: OpaquePointer?
+    func check(_ code: Int32) throws {
+        if code != SQLITE_OK && code != SQLITE_DONE && code != SQLITE_ROW {
+            throw BenchError("sqlite3 error \(code): \(String(cString: sqlite3_errmsg(db)))")
+        }
+    }
+    try check(sqlite3_open_v2(o.database, &db, SQLITE_OPEN_READWRITE, nil))
+    defer { sqlite3_close_v2(db) }
+    if let pageSize = o.pageSize {
+        try check(sqlite3_exec(db, "PRAGMA journal_mode = DELETE; PRAGMA page_size = \(pageSize); VACUUM;", nil, nil, nil))
+    }
+    if let sql = o.prepareSQL { try check(sqlite3_exec(db, sql, nil, nil, nil)) }
+    try check(sqlite3_exec(db, """
+        PRAGMA journal_mode = WAL; PRAGMA synchronous = \(o.durability == "full" ? "FULL" : "NORMAL");
+        PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000; PRAGMA cache_size = -65536;
+        PRAGMA wal_autocheckpoint = \(o.autoCheckpointPages);
+        """, nil, nil, nil))
+    var statements: [OpaquePointer?] = []
+    defer { statements.forEach { sqlite3_finalize($0) } }
+    for sql in [
+        """
+        INSERT INTO message (id, chat_id, sender, text, original_text, sent_at, unread)
+        VALUES (?1, ?2, ?3, ?4, ?4, ?5, 1)
+        """,
+        """
+        UPDATE chat SET last_message_id = ?2, last_message_sender = ?3, last_message_text = ?4,
+            last_message_sent_at = ?5, last_message_date = ?5, unread = unread + 1,
+            revision = (SELECT COALESCE(MAX(sequence), 0) + 1 FROM change_log)
+        WHERE id = ?1
+        """,
+        "INSERT INTO change_log (chat_id, kind) VALUES (?1, 'update')",
+        """
+        UPDATE list_counters SET messages = messages + 1, unmuted_messages = unmuted_messages + 1
+        WHERE list = 'main'
+        """,
+        "BEGIN IMMEDIATE", "COMMIT",
+    ] {
+        var statement: OpaquePointer?
+        try check(sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil))
+        statements.append(statement)
+    }
+    let (insertMessage, updateChat, insertChange, bumpCounters, begin, commit) =
+        (statements[0], statements[1], statements[2], statements[3], statements[4], statements[5])
+    func step(_ statement: OpaquePointer?) throws {
+        let code = sqlite3_step(statement)
+        sqlite3_reset(statement)
+        try check(code)
+    }
+    func bind(_ statement: OpaquePointer?, _ index: Int32, _ text: String) {
+        var text = text
+        text.withUTF8 { bytes in
+            _ = sqlite3_bind_text(
+                statement, index, UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self),
+                Int32(bytes.count), chatfeed_sqlite_transient())
+        }
+    }
+
+    var result = RawIngestResult()
+    let bytesStart = selfWriteBytes()
+    let callsStart = selfWriteBytes("wchar")
+    let start = nowNanoseconds()
+    var inGroup = 0
+    for i in 0..<o.posts {
+        if inGroup == 0 { try step(begin) }
+        let chat = DataSet.chatID(chatOfPost[i])
+        let id = "m\(i)", sender = "user\(i % 997)", text = DataSet.text(i)
+        let sentAt = DataSet.postBase + Int64(i)
+        bind(insertMessage, 1, id)
+        bind(insertMessage, 2, chat)
+        bind(insertMessage, 3, sender)
+        bind(insertMessage, 4, text)
+        sqlite3_bind_int64(insertMessage, 5, sentAt)
+        try step(insertMessage)
+        bind(updateChat, 1, chat)
+        bind(updateChat, 2, id)
+        bind(updateChat, 3, sender)
+        bind(updateChat, 4, text)
+        sqlite3_bind_int64(updateChat, 5, sentAt)
+        try step(updateChat)
+        bind(insertChange, 1, chat)
+        try step(insertChange)
+        try step(bumpCounters)
+        inGroup += 1
+        if inGroup == o.group || i == o.posts - 1 {
+            try step(commit)
+            result.commits += 1
+            inGroup = 0
+        }
+    }
+    result.seconds = Double(nowNanoseconds() - start) / 1e9
+    result.writtenBytes = selfWriteBytes() - bytesStart
+    result.writeCallBytes = selfWriteBytes("wchar") - callsStart
+    result.posts = o.posts
+    let beforeFinal = selfWriteBytes()
+    try check(sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nil, nil, nil))
+    result.finalCheckpointBytes = selfWriteBytes() - beforeFinal
+    return result
+}
+
+func printRawIngest(_ r: RawIngestResult, options o: RawIngestOptions, run: Int) {
+    print("""
+        run \(run): \(grouped(r.posts)) posts in \(grouped(r.commits)) transactions of \(o.group) in \(format(r.seconds, 2)) s \
+        (\(grouped(Int(Double(r.posts) / r.seconds))) posts/s); wrote \(grouped(r.writtenBytes / 1024)) KiB: \
+        \(grouped(r.writtenBytes / max(r.posts, 1))) bytes/post (write_bytes; \(grouped(r.writeCallBytes / max(r.posts, 1))) through write calls), then \(grouped(r.finalCheckpointBytes / 1024)) KiB \
+        for the closing TRUNCATE checkpoint
+        """)
+}
