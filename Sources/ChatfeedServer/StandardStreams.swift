@@ -28,7 +28,9 @@ enum InputReader {
 /// room for all of it, so that a reader that stops reading, followed by a signal that ends the
 /// daemon, leaves only whole lines in the pipe. The pipe is grown to 1 MiB where the system allows
 /// it (`/proc/sys/fs/pipe-max-size`), so every line up to that size is whole; a longer line (a
-/// snapshot of thousands of chats) starts only when the pipe is empty and goes in parts.
+/// snapshot of thousands of chats) starts only when the pipe is empty and goes in parts. When the
+/// daemon has to end in the middle of such a line, the rest of it goes to a `cat` child that
+/// inherits stdout: the daemon exits, and the reader still finds the line whole when it reads on.
 ///
 /// A closed pipe marks the writer closed instead of killing the process (SIGPIPE is ignored by
 /// the daemon). A reader that stops reading can never hold the daemon for more than
@@ -81,7 +83,16 @@ final class OutputWriter: EngineOutput {
                 let since = blockedSince ?? Date()
                 blockedSince = since
                 if let requested = shutdownRequestedAt(),
-                   Date().timeIntervalSince(max(since, requested)) > shutdownGrace { break }
+                   Date().timeIntervalSince(max(since, requested)) > shutdownGrace {
+                    let atLineStart = offset == 0 || pending[offset - 1] == 0x0A
+                    if !atLineStart {
+                        let end = lineEnd(from: offset)
+                        if pending.withUnsafeBytes({ handOver(UnsafeRawBufferPointer(rebasing: $0[offset..<end])) }) {
+                            offset = end
+                        }
+                    }
+                    break
+                }
                 continue
             }
             let written = pending.withUnsafeBytes { bytes in
@@ -130,6 +141,45 @@ final class OutputWriter: EngineOutput {
         let longest = capacity - 2 * Self.pageSize
         if lineEnd(from: offset) - offset > longest && unread == 0 { return (room, unread) }
         return (0, unread)
+    }
+
+    /// Starts `cat` with `rest` (the end of a line already partly in the pipe) as its input and
+    /// this writer's descriptor as its output, and does not wait for it: it writes the rest when
+    /// the reader reads on, and ends then or when the reader closes the pipe (EPIPE). Returns
+    /// false when it could not be started (the line then stays cut).
+    private func handOver(_ rest: UnsafeRawBufferPointer) -> Bool {
+        #if os(Linux)
+        guard let path = ["/bin/cat", "/usr/bin/cat"].first(where: { (candidate: String) in access(candidate, X_OK) == 0 }),
+              let file = tmpfile() else { return false }
+        defer { fclose(file) }
+        let input = fileno(file)
+        var offset = 0
+        while offset < rest.count {
+            let written = write(input, rest.baseAddress! + offset, rest.count - offset)
+            if written > 0 { offset += written } else if written < 0 && errno == EINTR { continue } else { return false }
+        }
+        guard lseek(input, 0, SEEK_SET) == 0 else { return false }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, input, 0)
+        if fileDescriptor != 1 { posix_spawn_file_actions_adddup2(&actions, fileDescriptor, 1) }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // SIGPIPE is ignored here; the child takes the default, and ends when the reader is gone.
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGPIPE)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
+        var child: pid_t = 0
+        let arguments: [UnsafeMutablePointer<CChar>?] = [strdup("cat"), nil]
+        defer { arguments.forEach { free($0) } }
+        return posix_spawn(&child, path, &actions, &attributes, arguments, environ) == 0
+        #else
+        return false
+        #endif
     }
 
     /// The most pipe pages `unread` bytes occupy: the pages of the latest writes that hold them

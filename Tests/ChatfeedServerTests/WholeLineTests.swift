@@ -27,4 +27,32 @@ import WireProtocol
         let answered = reads.filter { (try? daemon.reply(to: $0, timeout: 0.01)) != nil }
         #expect(!answered.isEmpty && answered.count < reads.count, "the pipe filled: \(answered.count) of \(reads.count) answered")
     }
+
+    /// A line longer than the pipe can hold starts on an empty pipe and goes in parts; when a
+    /// signal ends the daemon while the client has stopped reading in the middle of it, the rest
+    /// still reaches the client when it reads on (whole or nothing, never cut).
+    @Test func aLineLongerThanThePipeIsWholeWhenTheDaemonEndsInItsMiddle() throws {
+        let daemon = try Daemon()
+        let title = String(repeating: "t", count: 1_999)
+        let chats = 1_000
+        let creates = (0..<chats).map { index in
+            daemon.post("chat.create", ["chat": .string("c\(index)"), "title": .string(title), "createdAt": .integer(Int64(index))])
+        }
+        for id in creates { _ = try daemon.reply(to: id) }
+        daemon.setReadingPaused(true)
+        // One response line of about 2.1 MB: more than the daemon's pipe (1 MiB at most).
+        let list = daemon.post("chats.list", ["limit": .integer(Int64(chats))])
+        usleep(800_000)
+        daemon.signal(SIGTERM)
+        #expect(try daemon.waitForExit() == .exited(0))
+        daemon.setReadingPaused(false)
+        try daemon.waitForEndOfOutput()
+        #expect(daemon.malformed.isEmpty, "a line was cut: \(daemon.malformed.first?.suffix(40) ?? "")")
+        let reply = try daemon.reply(to: list, timeout: 1)
+        guard case .result(let result) = reply else {
+            Issue.record("chats.list failed: \(reply)")
+            return
+        }
+        #expect(result["items"]?.arrayValue?.count == chats)
+    }
 }
