@@ -65,6 +65,7 @@ let package = Package(
         ]),
         .executableTarget(name: "chatfeed", dependencies: [
             "ListDiff", "ChatModel", "ChatStore", "SQLite", "JSONCodec", "WireProtocol", "ChatfeedConfig", "ChatfeedServer",
+            "ChatfeedClient",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

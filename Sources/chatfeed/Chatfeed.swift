@@ -6,7 +6,7 @@ import Foundation
 import SQLite
 
 @main
-struct Chatfeed: ParsableCommand {
+struct Chatfeed: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "chatfeed",
         abstract: "Create, write and query a chatfeed store.",
@@ -17,10 +17,14 @@ struct Chatfeed: ParsableCommand {
 
     /// Usage errors keep argument-parser's message and exit code; every other failure is one
     /// `chatfeed: error: …` line on stderr and exit status 1.
-    static func main() {
+    static func main() async {
         do {
             var command = try parseAsRoot()
-            try command.run()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
         } catch let error as CLIFailure {
             FileHandle.standardError.write(Data("chatfeed: error: \(TerminalText.sanitized(error.message))\n".utf8))
             Foundation.exit(1)

@@ -1,7 +1,7 @@
 import ChatModel
 
-/// Left-aligned columns separated by two spaces; cells are made safe for a terminal and cut
-/// beyond `maxCellWidth`.
+/// Left-aligned columns separated by two spaces, padded by display width (CJK and emoji take two
+/// cells); cells are made safe for a terminal and cut beyond `maxCellWidth` cells.
 struct TextTable {
     var headers: [String]
     var rows: [[String]] = []
@@ -13,18 +13,17 @@ struct TextTable {
 
     func render() -> String {
         let cells = ([headers] + rows).map { $0.map { fit($0) } }
-        let widths = headers.indices.map { column in cells.map { $0[column].count }.max() ?? 0 }
+        let widths = headers.indices.map { column in cells.map { TerminalText.width($0[column]) }.max() ?? 0 }
         return cells.map { row in
             row.enumerated().map { column, cell in
-                column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
+                column == row.count - 1 ? cell : TerminalText.padded(cell, toWidth: widths[column])
             }.joined(separator: "  ")
         }.joined(separator: "\n")
     }
 
-    /// The cell made safe for a terminal (`TerminalText.sanitized`), cut to `maxCellWidth`.
+    /// The cell made safe for a terminal (`TerminalText.sanitized`), cut to `maxCellWidth` cells.
     private func fit(_ cell: String) -> String {
-        let flat = TerminalText.sanitized(cell)
-        return flat.count <= maxCellWidth ? flat : String(flat.prefix(maxCellWidth - 1)) + "…"
+        TerminalText.truncated(TerminalText.sanitized(cell), toWidth: maxCellWidth)
     }
 }
 

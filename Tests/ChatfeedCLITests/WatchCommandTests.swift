@@ -8,10 +8,11 @@ struct WatchCommandTests {
     func demo() throws {
         let outcome = try BuiltExecutable.run("chatfeed", ["watch", "--demo", "--duration", "2", "--limit", "6"])
         #expect(outcome.status == 0, "\(outcome.stderr)")
-        let frames = outcome.stdout.components(separatedBy: "chatfeed watch — demo — ").dropFirst()
+        let frames = outcome.stdout.components(separatedBy: "chatfeed watch — main: ").dropFirst()
         #expect(frames.count >= 2, "the list was rendered again as batches arrived")
         let last = try #require(frames.last)
-        #expect(last.split(separator: "\n").count == 7, "a header and the six rows of the window")
+        #expect(last.split(separator: "\n").count == 10, "a title, the legend (two lines at 100 columns), the column header and the six rows of the window")
+        #expect(last.split(separator: "\n").first?.hasSuffix("— demo") == true)
         #expect(!outcome.stdout.contains("breaks UIKit"))
     }
 
@@ -66,5 +67,15 @@ struct WatchCommandTests {
         try "{}".write(toFile: rows, atomically: true, encoding: .utf8)
         let bad = try BuiltExecutable.run("chatfeed", ["watch", "--database", directory.path("x.sqlite"), "--resume", rows, "--duration", "0.2"])
         #expect(bad.status != 0 && bad.stderr.contains(rows))
+    }
+
+    @Test("--database in a directory that does not exist, or a database that does not exist, is an error; nothing is created")
+    func missingDatabase() throws {
+        let directory = try TemporaryDirectory()
+        let inMissingDirectory = try BuiltExecutable.run("chatfeed", ["watch", "--database", directory.path("gone/feed.sqlite"), "--duration", "0.2"])
+        #expect(inMissingDirectory.status == 1 && inMissingDirectory.stderr.contains("no directory '\(directory.path("gone"))'"), "\(inMissingDirectory.stderr)")
+        let missing = try BuiltExecutable.run("chatfeed", ["watch", "--database", directory.path("feed.sqlite"), "--duration", "0.2"])
+        #expect(missing.status == 1 && missing.stderr.contains("no database at"), "\(missing.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).isEmpty)
     }
 }
