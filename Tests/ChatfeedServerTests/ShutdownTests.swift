@@ -297,19 +297,7 @@ extension OtherWriterTests {
         let deadline = Date(timeIntervalSinceNow: 60)
         while written < 300 || !cliDone.withLock({ $0 }) {
             guard Date() < deadline else { throw HarnessError("the CLI writer did not finish in time") }
-            var ids: [(JSONValue, ClientModel.Expectation, String, JSONValue)] = []
-            var bytes: [UInt8] = []
-            for _ in 0..<Int.random(in: 1...10, using: &random) {
-                let write = model.randomWrite(using: &random)
-                let id = daemon.makeID()
-                bytes += Daemon.line(id: id, method: write.method, params: write.params)
-                ids.append((id, write.expect, write.method, write.params))
-            }
-            daemon.send(raw: bytes)
-            written += ids.count
-            for (id, expect, method, params) in ids {
-                try ClientModel.check(try daemon.reply(to: id), against: expect, method: method, params: params)
-            }
+            written += try daemon.writeRandomGroup(of: &model, most: 10, using: &random)
             for mirror in [full, window] {
                 try mirror.catchUp(daemon)
                 if mirror.maxInFlight > 0, mirror.lastSeq > mirror.lastAcked, Bool.random(using: &random) {

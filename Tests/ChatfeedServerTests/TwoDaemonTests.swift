@@ -37,19 +37,7 @@ import WireProtocol
         while written < 600 {
             let which = Int.random(in: 0..<2, using: &random)
             let daemon = daemons[which]
-            var pending: [(JSONValue, ClientModel.Expectation, String, JSONValue)] = []
-            var bytes: [UInt8] = []
-            for _ in 0..<Int.random(in: 1...20, using: &random) {
-                let write = models[which].randomWrite(using: &random)
-                let id = daemon.makeID()
-                bytes += Daemon.line(id: id, method: write.method, params: write.params)
-                pending.append((id, write.expect, write.method, write.params))
-            }
-            daemon.send(raw: bytes)
-            written += pending.count
-            for (id, expect, method, params) in pending {
-                try ClientModel.check(try daemon.reply(to: id), against: expect, method: method, params: params)
-            }
+            written += try daemon.writeRandomGroup(of: &models[which], most: 20, using: &random)
             for (daemon, pair) in zip(daemons, mirrors) {
                 for mirror in pair {
                     try mirror.catchUp(daemon)

@@ -292,3 +292,25 @@ struct ClientModel {
         }
     }
 }
+
+extension Daemon {
+    /// Sends 1…`most` random writes of `model` in one pipe write, then checks every reply against
+    /// the model; returns how many it sent.
+    func writeRandomGroup(
+        of model: inout ClientModel, most: Int, using random: inout some RandomNumberGenerator
+    ) throws -> Int {
+        var pending: [(id: JSONValue, write: (method: String, params: JSONValue, expect: ClientModel.Expectation))] = []
+        var bytes: [UInt8] = []
+        for _ in 0..<Int.random(in: 1...most, using: &random) {
+            let write = model.randomWrite(using: &random)
+            let id = makeID()
+            bytes += Daemon.line(id: id, method: write.method, params: write.params)
+            pending.append((id, write))
+        }
+        send(raw: bytes)
+        for (id, write) in pending {
+            try ClientModel.check(try reply(to: id), against: write.expect, method: write.method, params: write.params)
+        }
+        return pending.count
+    }
+}
