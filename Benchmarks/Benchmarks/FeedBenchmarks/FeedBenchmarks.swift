@@ -60,6 +60,48 @@ final class BumpedFeed: @unchecked Sendable {
     }
 }
 
+/// A feed of `chatCount` chats in two lists (every tenth chat archived, every third unread) with
+/// subscriptions that need no acks, and a stream of events that touches every view: the bottom
+/// chat of `main` gets a message (to the top of `main` and into or up `main`'s unread-only view),
+/// the bottom chat of `archive` gets one, and the top unread chat of `main` is read (it leaves the
+/// unread-only view and changes in `main`).
+final class ListsFeed: @unchecked Sendable {
+    let feed: LiveFeed
+    var now: Int64 = newestDate
+    var step = 0
+    static let unreadMain = ChatListView(list: .main, unreadOnly: true)
+
+    init(views: [ChatListView], limit: Int?) {
+        let chats = (0..<chatCount).map {
+            Chat(id: chatID($0), title: "Chat \($0)", createdAt: 0, lastMessage: nil,
+                 lastMessageDate: newestDate - Int64($0) * 1_000, unread: $0 % 3 == 0 ? 1 : 0, revision: 1,
+                 list: $0 % 10 == 9 ? .archive : .main)
+        }
+        feed = LiveFeed(chats: chats, options: FeedOptions(resetThreshold: .infinity))
+        for view in views { _ = try! feed.subscribe(view: view, limit: limit, maxInFlight: 0) }
+    }
+
+    func nextEvent() -> [FeedNotification] {
+        step += 1
+        // feed.index is read in place: a copy held across apply would copy the whole index.
+        var chat: Chat
+        switch step % 3 {
+        case 0, 1:
+            let view = step % 3 == 0 ? ChatListView.main : ChatListView(list: .archive)
+            chat = feed.index.chats(from: feed.index.count(of: view) - 1, count: 1, in: view)[0]
+            now += 1
+            chat.lastMessageDate = now
+            chat.lastMessage = LastMessage(id: "m\(now)", sender: "ann", text: "hi", sentAt: now)
+            chat.unread += 1
+        default:
+            chat = feed.index.chats(from: 0, count: 1, in: Self.unreadMain)[0]
+            chat.unread = 0
+        }
+        chat.revision += 1
+        return feed.apply([ChatChange(chatID: chat.id, chat: chat)])
+    }
+}
+
 let benchmarks: @Sendable () -> Void = {
     let perEvent = Benchmark.Configuration(
         metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .throughput],
@@ -124,6 +166,25 @@ let benchmarks: @Sendable () -> Void = {
             }
         } setup: {
             BumpedFeed(limit: limit)
+        }
+    }
+
+    // Chat lists: the same mixed events (a message to main's bottom chat, one to archive's, main's
+    // top unread chat read) with one subscription to main (the baseline) and with subscriptions to
+    // main, archive and main's unread-only view at once; full lists and top-50 windows.
+    for (name, limit) in [("full lists", nil as Int?), ("top-50 windows", 50)] {
+        for (label, views) in [
+            ("main only", [ChatListView.main]),
+            ("main + archive + main unreadOnly", [.main, ChatListView(list: .archive), ListsFeed.unreadMain]),
+        ] {
+            Benchmark("ChangeFeed 1M lists, \(name), \(label): mixed event, batches out", configuration: perEvent) {
+                benchmark, live in
+                for _ in benchmark.scaledIterations {
+                    blackHole(live.nextEvent())
+                }
+            } setup: {
+                ListsFeed(views: views, limit: limit)
+            }
         }
     }
 
