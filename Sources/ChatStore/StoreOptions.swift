@@ -1,4 +1,4 @@
-/// How a `ChatStore` opens and tunes its connection.
+/// How a `ChatDatabase` opens and tunes its connection.
 public struct StoreOptions: Sendable, Hashable {
     /// How a commit reaches the disk.
     public enum Durability: String, Sendable, Hashable, CaseIterable {

@@ -1,4 +1,4 @@
-/// Counts reported by `ChatStore.stats()`.
+/// Counts reported by `ChatDatabase.stats()`.
 public struct StoreStats: Sendable, Hashable {
     public var chats: Int
     /// Messages that are not deleted.

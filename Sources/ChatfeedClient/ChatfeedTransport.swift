@@ -1,4 +1,4 @@
-/// Where a `ChatfeedClient` sends its request lines and reads the engine's lines: a `chatfeedd`
+/// Where a `ChatClient` sends its request lines and reads the engine's lines: a `chatfeedd`
 /// child process (`ChildProcessTransport`) or the engine in-process.
 ///
 /// `connect()` is called once at start and again after a connection ends on its own (the child

@@ -9,7 +9,7 @@ public struct FeedSubscription: AsyncSequence, Sendable {
     public typealias Element = FeedUpdate
     public typealias Failure = any Error
 
-    let client: ChatfeedClient
+    let client: ChatClient
     let handle: Int
     let updates: AsyncThrowingStream<FeedUpdate, any Error>
     public let acknowledgement: AcknowledgementMode

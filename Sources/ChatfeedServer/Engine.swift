@@ -19,7 +19,7 @@ import WireProtocol
 final class Engine: @unchecked Sendable {
     private let options: ServerOptions
     private let logger: Logger
-    private let store: ChatStore
+    private let store: ChatDatabase
     /// Checkpoints the WAL on its own thread, so that commits here never wait for an fsync
     /// (nil when read-only).
     private let checkpointer: BackgroundCheckpointer?
@@ -51,7 +51,7 @@ final class Engine: @unchecked Sendable {
         self.shutdown = shutdown
         var storeOptions = options.store
         storeOptions.autoCheckpointPages = storeOptions.autoCheckpointPages ?? 16_384
-        store = try ChatStore(path: options.databasePath, options: storeOptions)
+        store = try ChatDatabase(path: options.databasePath, options: storeOptions)
         // Refuse at once what would fail every write later.
         if !storeOptions.readOnly { try store.checkWritable() }
         if options.quickCheckAtStart { try store.checkIntegrity() }

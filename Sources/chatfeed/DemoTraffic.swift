@@ -10,7 +10,7 @@ enum DemoWrite: Sendable {
     case pin(String), unpin(String), mute(String), unmute(String), archive(String), unarchive(String)
     case remove(String)
 
-    func send(to client: ChatfeedClient) async throws {
+    func send(to client: ChatClient) async throws {
         switch self {
         case .create(let chat, let title, let createdAt): try await client.createChat(chat, title: title, createdAt: createdAt)
         case .post(let chat, let id, let sender, let text, let sentAt):

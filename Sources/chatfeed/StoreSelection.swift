@@ -25,13 +25,13 @@ struct StoreSelection: ParsableArguments {
     }
 
     /// Opens the store, creating the file when `create` and it is missing.
-    func openStore(create: Bool = false) throws -> ChatStore {
+    func openStore(create: Bool = false) throws -> ChatDatabase {
         try reportingFailures {
             let (path, options) = try resolve()
             if !create, !FileManager.default.fileExists(atPath: path) {
                 throw CLIFailure(message: "no database at '\(path)'; create it with 'chatfeed init --database \(path)'")
             }
-            return try ChatStore(path: path, options: options)
+            return try ChatDatabase(path: path, options: options)
         }
     }
 }

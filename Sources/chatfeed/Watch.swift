@@ -5,7 +5,7 @@ import Foundation
 import JSONCodec
 import WireProtocol
 
-/// `chatfeed watch`: a terminal view of the live chat list, built on `ChatfeedClient` like an
+/// `chatfeed watch`: a terminal view of the live chat list, built on `ChatClient` like an
 /// app's table: it starts `chatfeedd` as a child process, subscribes, and draws each update the
 /// client validated (through the UIKit batch model) before acknowledging it, marking the rows that
 /// just moved, arrived or changed.
@@ -62,8 +62,8 @@ struct Watch: AsyncParsableCommand {
         } catch {
             throw CLIFailure(message: "\(error)")
         }
-        let client: ChatfeedClient
-        do { client = try await ChatfeedClient(transport: transport) } catch { throw CLIFailure(message: "\(error)") }
+        let client: ChatClient
+        do { client = try await ChatClient(transport: transport) } catch { throw CLIFailure(message: "\(error)") }
         let terminal = TerminalOutput()
         let window = limit ?? max(100, terminal.isInteractive ? terminal.size().rows : 0)
         let session = await WatchSession(
@@ -85,7 +85,7 @@ struct Watch: AsyncParsableCommand {
 /// follows the terminal's size, and ends on Ctrl-C, SIGTERM, the duration, or an error.
 @MainActor
 final class WatchSession {
-    let client: ChatfeedClient
+    let client: ChatClient
     let terminal: TerminalOutput
     var model: WatchModel
     private var drawn: [FrameLine]?
@@ -93,7 +93,7 @@ final class WatchSession {
     private var frameDrawn: CheckedContinuation<Void, Never>?
     private var failure: String?
 
-    init(client: ChatfeedClient, terminal: TerminalOutput, model: WatchModel) {
+    init(client: ChatClient, terminal: TerminalOutput, model: WatchModel) {
         self.client = client
         self.terminal = terminal
         self.model = model
@@ -152,7 +152,7 @@ final class WatchSession {
 
     /// The demo's writes: the seed's phases (each sent at once), then a few writes every
     /// 0.15–0.6 s. A write the engine refuses (a pin beyond the limit) is skipped.
-    nonisolated static func generate(_ traffic: DemoTraffic, through client: ChatfeedClient) async {
+    nonisolated static func generate(_ traffic: DemoTraffic, through client: ChatClient) async {
         var traffic = traffic
         for phase in traffic.seed() {
             await withTaskGroup(of: Void.self) { group in

@@ -17,7 +17,7 @@ import TestSupport
         return test
     }
 
-    static func ids(_ store: ChatStore, _ list: ChatList = .main) throws -> [String] {
+    static func ids(_ store: ChatDatabase, _ list: ChatList = .main) throws -> [String] {
         try store.chats(in: ChatListView(list: list), offset: 0, limit: 100).map(\.id)
     }
 
@@ -167,8 +167,8 @@ import TestSupport
         let path = directory.path("v2.sqlite")
         do {
             let db = try Database(path: path)
-            try db.execute(ChatStore.migrations[0].sql)
-            try db.execute(ChatStore.migrations[1].sql)
+            try db.execute(ChatDatabase.migrations[0].sql)
+            try db.execute(ChatDatabase.migrations[1].sql)
             // `b` counted a message deleted since: its unread is corrected, with a new revision.
             try db.execute("""
                 PRAGMA user_version = 2;
@@ -183,7 +183,7 @@ import TestSupport
                     ('b', 'create'), ('b', 'update');
                 """)
         }
-        let store = try ChatStore(path: path)
+        let store = try ChatDatabase(path: path)
         let chats = try store.allChats().chats
         #expect(chats.map(\.id) == ["a", "b"])
         #expect(chats.allSatisfy { $0.list == .main && !$0.pinned && !$0.muted })
@@ -210,7 +210,7 @@ import TestSupport
         ([2, 9, 1, 8], [10, 9, 8, 7]),
     ])
     func pinOrdersKeepTheLongestChainThatFits(_ old: [Int64], _ expected: [Int64]) {
-        let orders = ChatStore.pinOrders(keeping: old)
+        let orders = ChatDatabase.pinOrders(keeping: old)
         #expect(orders == expected)
         #expect(zip(orders, orders.dropFirst()).allSatisfy { $0 > $1 } && orders.allSatisfy { $0 > 0 })
     }

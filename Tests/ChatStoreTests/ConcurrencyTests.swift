@@ -18,7 +18,7 @@ import TestSupport
 
         onThreads(2) { writer in
             do {
-                let store = try ChatStore(path: path)
+                let store = try ChatDatabase(path: path)
                 for chat in ["shared", "own-\(writer)"] {
                     do { try store.apply(.createChat(id: chat, title: chat, createdAt: 0)) } catch ChatError.conflict {}
                 }
@@ -43,7 +43,7 @@ import TestSupport
         }
 
         #expect(failures.withLock { $0 } == [])
-        let store = try ChatStore(path: path)
+        let store = try ChatDatabase(path: path)
         #expect(try store.stats().messages == 2 * eventsPerWriter)
         let unread = try store.allChats().chats.reduce(0) { $0 + $1.unread }
         #expect(unread == Int64(2 * eventsPerWriter))
@@ -63,7 +63,7 @@ import TestSupport
         Thread {
             started.signal()
             do {
-                let store = try ChatStore(path: path)
+                let store = try ChatDatabase(path: path)
                 try store.apply(.renameChat(id: "a", title: "after"))
                 outcome.withLock { $0 = "ok" }
             } catch {
@@ -86,7 +86,7 @@ import TestSupport
         try test.store.apply(.createChat(id: "a", title: "A", createdAt: 0))
         let holder = try Database(path: test.path)
         try holder.execute("BEGIN IMMEDIATE")
-        let impatient = try ChatStore(path: test.path, options: StoreOptions(busyTimeoutMilliseconds: 10))
+        let impatient = try ChatDatabase(path: test.path, options: StoreOptions(busyTimeoutMilliseconds: 10))
         do {
             try impatient.apply(.renameChat(id: "a", title: "B"))
             Issue.record("expected SQLITE_BUSY")
@@ -113,7 +113,7 @@ extension ConcurrencyTests {
 
         let writer = Thread {
             do {
-                let store = try ChatStore(path: path)
+                let store = try ChatDatabase(path: path)
                 var random = SeededGenerator(seed: 99)
                 for step in 0..<600 {
                     let chat = "c\(Int.random(in: 0..<12, using: &random))"

@@ -8,12 +8,12 @@ import TestSupport
 /// A store on a fresh temporary file, kept alive with its directory.
 struct TestStore {
     let directory: TemporaryDirectory
-    let store: ChatStore
+    let store: ChatDatabase
     var path: String { directory.path("chat.sqlite") }
 
     init(options: StoreOptions = .init()) throws {
         directory = try TemporaryDirectory()
-        store = try ChatStore(path: directory.path("chat.sqlite"), options: options)
+        store = try ChatDatabase(path: directory.path("chat.sqlite"), options: options)
     }
 }
 

@@ -85,7 +85,7 @@ struct SimulatedFailure: Error {}
         #expect(walDuring > walBefore, "the group should have spilled uncommitted pages into the WAL")
         #expect(try store.stats().messages == 3050)
 
-        let recovered = try ChatStore(path: crashPath)
+        let recovered = try ChatDatabase(path: crashPath)
         #expect(try recovered.stats().messages == 50)
         #expect(try recovered.chat(id: "a")?.unread == 50)
         #expect(try recovered.chat(id: "a")?.lastMessage?.id == "early-49")

@@ -14,7 +14,7 @@ import Testing
     /// The writer's side; does nothing unless started by `aKilledWriterCommitsNoneOfItsGroup`.
     @Test func killedWriterHelper() throws {
         guard let path = ProcessInfo.processInfo.environment[Self.databaseVariable] else { return }
-        let store = try ChatStore(path: path, options: StoreOptions(cacheSizeKiB: 64))
+        let store = try ChatDatabase(path: path, options: StoreOptions(cacheSizeKiB: 64))
         store.beforeCommit = {
             _ = FileManager.default.createFile(atPath: path + ".ready", contents: Data())
             while true { sleep(60) }
@@ -49,7 +49,7 @@ import Testing
 
         #expect(try test.store.stats().messages == 20)
         #expect(try test.store.chat(id: "a")?.unread == 20)
-        let reopened = try ChatStore(path: test.path)
+        let reopened = try ChatDatabase(path: test.path)
         #expect(try reopened.stats().messages == 20)
         #expect(try reopened.apply(message("after", in: "a", at: 5000)) == .posted(duplicate: false))
     }

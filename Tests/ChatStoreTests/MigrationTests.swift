@@ -12,7 +12,7 @@ import TestSupport
         let path = directory.path("v1.sqlite")
         do {
             let db = try Database(path: path)
-            try db.execute(ChatStore.migrations[0].sql)
+            try db.execute(ChatDatabase.migrations[0].sql)
             try db.execute("""
                 PRAGMA user_version = 1;
                 INSERT INTO chat VALUES ('a', 'A', 0, 'm2', 'ann', 'second', 20, 20, 2, 3);
@@ -21,9 +21,9 @@ import TestSupport
                 INSERT INTO change_log (chat_id, kind) VALUES ('a', 'create'), ('a', 'update'), ('a', 'update');
                 """)
         }
-        let store = try ChatStore(path: path)
+        let store = try ChatDatabase(path: path)
         let db = try Database(path: path)
-        #expect(try db.makeStatement("PRAGMA user_version").fetchValue(Int.self) == ChatStore.latestSchemaVersion)
+        #expect(try db.makeStatement("PRAGMA user_version").fetchValue(Int.self) == ChatDatabase.latestSchemaVersion)
         #expect(try store.chat(id: "a")?.lastMessage?.text == "second")
         #expect(try store.latestChangeSequence() == 3)
         #expect(try store.apply(message("m1", in: "a", "first", at: 10)) == .posted(duplicate: true))
@@ -33,7 +33,7 @@ import TestSupport
         let chat = try #require(try store.chat(id: "a"))
         #expect(chat.unread == 3 && chat.lastMessage?.id == "m3" && chat.revision == 5)
         // Opening again does not migrate twice.
-        _ = try ChatStore(path: path)
+        _ = try ChatDatabase(path: path)
         #expect(try store.stats().messages == 3)
     }
 
@@ -41,15 +41,15 @@ import TestSupport
         let directory = try TemporaryDirectory()
         let path = directory.path("future.sqlite")
         try Database(path: path).execute("PRAGMA user_version = 99")
-        #expect(throws: ChatStoreError.schemaTooNew(path: path, version: 99, supported: ChatStore.latestSchemaVersion)) {
-            try ChatStore(path: path)
+        #expect(throws: ChatStoreError.schemaTooNew(path: path, version: 99, supported: ChatDatabase.latestSchemaVersion)) {
+            try ChatDatabase(path: path)
         }
     }
 
     @Test func aFreshDatabaseIsAtTheLatestVersionWithWAL() throws {
         let test = try TestStore()
         let db = try Database(path: test.path)
-        #expect(try db.makeStatement("PRAGMA user_version").fetchValue(Int.self) == ChatStore.latestSchemaVersion)
+        #expect(try db.makeStatement("PRAGMA user_version").fetchValue(Int.self) == ChatDatabase.latestSchemaVersion)
         #expect(try db.makeStatement("PRAGMA journal_mode").fetchValue(String.self) == "wal")
         let plan = try db.makeStatement("""
             EXPLAIN QUERY PLAN SELECT id FROM chat WHERE list = 'main'
@@ -65,7 +65,7 @@ extension MigrationTests {
         let path = directory.path("notes.txt")
         try Data(String(repeating: "not a database\n", count: 100).utf8).write(to: URL(fileURLWithPath: path))
         do {
-            _ = try ChatStore(path: path)
+            _ = try ChatDatabase(path: path)
             Issue.record("expected an error")
         } catch let error as SQLiteError {
             #expect(error.message == "'\(path)' is not a SQLite database")

@@ -83,7 +83,7 @@ import TestSupport
 
     @Test func dataVersionMovesWhenAnotherConnectionCommits() throws {
         let test = try TestStore()
-        let other = try ChatStore(path: test.path)
+        let other = try ChatDatabase(path: test.path)
         let version = try test.store.dataVersion()
         try test.store.apply(.createChat(id: "own", title: "own", createdAt: 0))
         #expect(try test.store.dataVersion() == version)
@@ -95,7 +95,7 @@ import TestSupport
     @Test func aReadOnlyStoreReadsButCannotWrite() throws {
         let test = try TestStore()
         try test.store.apply(.createChat(id: "a", title: "A", createdAt: 0))
-        let reader = try ChatStore(path: test.path, options: StoreOptions(readOnly: true))
+        let reader = try ChatDatabase(path: test.path, options: StoreOptions(readOnly: true))
         #expect(try reader.chat(id: "a")?.title == "A")
         #expect(throws: SQLiteError.self) { try reader.apply(.createChat(id: "b", title: "B", createdAt: 0)) }
     }

@@ -11,7 +11,7 @@ import Testing
         (start..<(start + count)).map { message("m\($0)", in: "c\($0 % chats)", text, at: Int64(1000 + $0)) }
     }
 
-    static func setUp(_ store: ChatStore, chats: Int = 3) throws {
+    static func setUp(_ store: ChatDatabase, chats: Int = 3) throws {
         for index in 0..<chats { try store.apply(.createChat(id: "c\(index)", title: "C", createdAt: 0)) }
     }
 
@@ -35,7 +35,7 @@ import Testing
     @Test func aLiveReaderHoldsPruningBackAndADeadOneDoesNot() throws {
         let test = try TestStore(options: StoreOptions(changeLogRetention: 10, readerTimeoutMilliseconds: 400))
         try Self.setUp(test.store)
-        let reader = try ChatStore(path: test.path, options: StoreOptions(readerTimeoutMilliseconds: 400))
+        let reader = try ChatDatabase(path: test.path, options: StoreOptions(readerTimeoutMilliseconds: 400))
         try reader.registerReader("daemon-1", at: 3)
         for result in try test.store.apply(Self.posts(100, from: 0)) { _ = try result.get() }
         // The reader has read up to 3: everything after it stays.
@@ -134,7 +134,7 @@ import Testing
         #expect(walSize == 0)
         let copy = try TemporaryDirectory()
         try FileManager.default.copyItem(atPath: test.path, toPath: copy.path("copy.sqlite"))
-        let copied = try ChatStore(path: copy.path("copy.sqlite"), options: StoreOptions(readOnly: true))
+        let copied = try ChatDatabase(path: copy.path("copy.sqlite"), options: StoreOptions(readOnly: true))
         #expect(try copied.stats().messages == 500)
         #expect(try copied.allChats().chats == test.store.allChats().chats)
     }
@@ -151,7 +151,7 @@ import Testing
         try handle.seek(toOffset: 4096 * 6)
         try handle.write(contentsOf: Data(repeating: 0xA5, count: 4096))
         try handle.close()
-        let reopened = try ChatStore(path: test.path)
+        let reopened = try ChatDatabase(path: test.path)
         #expect {
             try reopened.checkIntegrity()
         } throws: { error in

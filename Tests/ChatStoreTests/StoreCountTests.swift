@@ -8,7 +8,7 @@ import TestSupport
 
 /// `stats()` reads counters kept by every write; they always equal a count over the tables.
 @Suite struct StoreCountTests {
-    static func counted(_ store: ChatStore) throws -> (chats: Int, messages: Int) {
+    static func counted(_ store: ChatDatabase) throws -> (chats: Int, messages: Int) {
         (try store.db.makeStatement("SELECT COUNT(*) FROM chat").fetchValue(Int.self) ?? -1,
          try store.db.makeStatement("SELECT COUNT(*) FROM message WHERE deleted = 0").fetchValue(Int.self) ?? -1)
     }
@@ -51,7 +51,7 @@ import TestSupport
         let path = directory.path("v2.sqlite")
         do {
             let db = try Database(path: path)
-            for migration in ChatStore.migrations where migration.version <= 2 { try db.execute(migration.sql) }
+            for migration in ChatDatabase.migrations where migration.version <= 2 { try db.execute(migration.sql) }
             try db.execute("""
                 PRAGMA user_version = 2;
                 INSERT INTO chat VALUES ('a', 'A', 0, 'm2', 'ann', 'second', 20, 20, 2, 3);
@@ -61,7 +61,7 @@ import TestSupport
                 INSERT INTO message (id, chat_id, sender, text, sent_at, deleted) VALUES ('m0', 'a', 'ann', 'gone', 5, 1);
                 """)
         }
-        let store = try ChatStore(path: path)
+        let store = try ChatDatabase(path: path)
         #expect(try store.stats().chats == 2 && store.stats().messages == 2)
         try store.apply(.removeChat(id: "a"))
         #expect(try store.stats().chats == 1 && store.stats().messages == 0, "removing a chat uncounts its messages")

@@ -50,7 +50,7 @@ enum CLI {
         let messages = try CLI.run(["messages", "general", "--json"] + db)
         #expect(messages.stdout == "{\"items\":[{\"id\":\"m1\",\"chat\":\"general\",\"sender\":\"ann\",\"text\":\"hello\\nworld\",\"sentAt\":3000,\"editedAt\":null}],\"nextCursor\":null}\n")
 
-        let store = try ChatStore(path: directory.path("cli.sqlite"))
+        let store = try ChatDatabase(path: directory.path("cli.sqlite"))
         #expect(try store.stats().messages == 2)
     }
 
@@ -58,7 +58,7 @@ enum CLI {
     @Test func messagesPageByCursor() throws {
         let directory = try TemporaryDirectory()
         let db = ["--database", directory.path("cli.sqlite")]
-        let store = try ChatStore(path: directory.path("cli.sqlite"))
+        let store = try ChatDatabase(path: directory.path("cli.sqlite"))
         _ = try store.apply([.createChat(id: "g", title: "G", createdAt: 0)] + (0..<5).map {
             .postMessage(Message(id: "m\($0)", chat: "g", sender: "ann", text: "t\($0)", sentAt: 100))
         })
@@ -122,7 +122,7 @@ enum CLI {
     @Test func processesWritingAtOnceLoseNothing() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("shared.sqlite")
-        let store = try ChatStore(path: path)
+        let store = try ChatDatabase(path: path)
         try store.apply(.createChat(id: "shared", title: "Shared", createdAt: 0))
         let failures = Mutex<[String]>([])
         let processes = 6
@@ -130,7 +130,7 @@ enum CLI {
         onThreads(processes + 1) { index in
             if index == processes {
                 do {
-                    let own = try ChatStore(path: path)
+                    let own = try ChatDatabase(path: path)
                     for i in 0..<200 { try own.apply(.postMessage(Message(id: "local-\(i)", chat: "shared", sender: "ann", text: "hi", sentAt: Int64(i)))) }
                 } catch {
                     failures.withLock { $0.append("in-process writer: \(error)") }

@@ -8,7 +8,7 @@ import WireProtocol
 @Suite struct ClientProtocolTests {
     @Test func anErrorAnswerIsATypedErrorWithCodeMessageAndField() async throws {
         let transport = ScriptedTransport()
-        let client = try await ChatfeedClient(transport: transport)
+        let client = try await ChatClient(transport: transport)
         let engine = try await transport.connection(0)
         let created = Task { try await client.createChat("a", title: "") }
         let request = try await engine.next()
@@ -23,7 +23,7 @@ import WireProtocol
 
     @Test func typedResultsAreRead() async throws {
         let transport = ScriptedTransport()
-        let client = try await ChatfeedClient(transport: transport)
+        let client = try await ChatClient(transport: transport)
         let engine = try await transport.connection(0)
         let page = Task { try await client.listChats(limit: 2) }
         try await engine.answer("chats.list", result: #"{"total":3,"items":[\#(chatJSON("a")),\#(chatJSON("b"))]}"#)
@@ -40,7 +40,7 @@ import WireProtocol
 
     @Test func aSeqGapEndsTheSequenceWithAnErrorThatNamesIt() async throws {
         let transport = ScriptedTransport()
-        let client = try await ChatfeedClient(transport: transport)
+        let client = try await ChatClient(transport: transport)
         let engine = try await transport.connection(0)
         let subscribing = Task { try await client.subscribe() }
         try await engine.answer("feed.subscribe", result: #"{"subscription":"s1","seq":0,"total":1,"items":[\#(chatJSON("a"))]}"#)
@@ -56,7 +56,7 @@ import WireProtocol
 
     @Test func aBatchUIKitWouldRefuseEndsTheSequence() async throws {
         let transport = ScriptedTransport()
-        let client = try await ChatfeedClient(transport: transport)
+        let client = try await ChatClient(transport: transport)
         let engine = try await transport.connection(0)
         let subscribing = Task { try await client.subscribe() }
         try await engine.answer("feed.subscribe", result: #"{"subscription":"s1","seq":0,"total":1,"items":[\#(chatJSON("a"))]}"#)
@@ -76,7 +76,7 @@ import WireProtocol
 
     @Test func anUpdateOfAnotherChatThanTheMirrorsRowIsRefused() async throws {
         let transport = ScriptedTransport()
-        let client = try await ChatfeedClient(transport: transport)
+        let client = try await ChatClient(transport: transport)
         let engine = try await transport.connection(0)
         let subscribing = Task { try await client.subscribe() }
         try await engine.answer("feed.subscribe", result: #"{"subscription":"s1","seq":0,"total":2,"items":[\#(chatJSON("a")),\#(chatJSON("b"))]}"#)
@@ -93,7 +93,7 @@ import WireProtocol
     @Test func manualModeAcksWhenTheAppSaysAndOnNextModeWhenTheNextIsAsked() async throws {
         for mode in [AcknowledgementMode.manual, .onNext] {
             let transport = ScriptedTransport()
-            let client = try await ChatfeedClient(transport: transport)
+            let client = try await ChatClient(transport: transport)
             let engine = try await transport.connection(0)
             let subscribing = Task { try await client.subscribe(acknowledgement: mode) }
             let request = try await engine.answer("feed.subscribe", result: #"{"subscription":"s1","seq":0,"total":0,"items":[]}"#)
@@ -126,7 +126,7 @@ import WireProtocol
     @Test func afterARestartTheClientResubscribesWithItsRowsOrWithASnapshot() async throws {
         for engineTakesKnown in [true, false] {
             let transport = ScriptedTransport()
-            let client = try await ChatfeedClient(transport: transport)
+            let client = try await ChatClient(transport: transport)
             let first = try await transport.connection(0)
             let subscribing = Task { try await client.subscribe(FeedOptions(limit: 10)) }
             try await first.answer("feed.subscribe", result: #"{"subscription":"s1","seq":0,"total":2,"items":[\#(chatJSON("a")),\#(chatJSON("b"))]}"#)

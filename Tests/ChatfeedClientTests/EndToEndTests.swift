@@ -73,7 +73,7 @@ import TestSupport
         }
     }
 
-    func randomStream(_ client: ChatfeedClient, limit: Int?, writes: Int, seed: UInt64, killAfter: Int? = nil,
+    func randomStream(_ client: ChatClient, limit: Int?, writes: Int, seed: UInt64, killAfter: Int? = nil,
                       kill: (() async throws -> Void)? = nil) async throws -> Screen {
         let subscription = try await client.subscribe(FeedOptions(limit: limit))
         let screen = Screen(subscription, seed: seed)
@@ -94,7 +94,7 @@ import TestSupport
     @Test(arguments: [nil, 8] as [Int?])
     func randomWritesOverAChildProcessReachTheView(limit: Int?) async throws {
         let directory = try TemporaryDirectory()
-        let client = try await ChatfeedClient(transport: Self.childTransport(directory))
+        let client = try await ChatClient(transport: Self.childTransport(directory))
         let screen = try await randomStream(client, limit: limit, writes: 400, seed: 10 + UInt64(limit ?? 0))
         try await screen.stop()
         await client.close()
@@ -103,7 +103,7 @@ import TestSupport
     @Test(arguments: [nil, 8] as [Int?])
     func randomWritesInProcessReachTheView(limit: Int?) async throws {
         let directory = try TemporaryDirectory()
-        let client = try await ChatfeedClient(transport: InProcessTransport(database: directory.path("feed.sqlite")))
+        let client = try await ChatClient(transport: InProcessTransport(database: directory.path("feed.sqlite")))
         let screen = try await randomStream(client, limit: limit, writes: 400, seed: 30 + UInt64(limit ?? 0))
         try await screen.stop()
         await client.close()
@@ -112,7 +112,7 @@ import TestSupport
     @Test func anEngineReopenedInProcessResubscribesAndTheSequenceGoesOn() async throws {
         let directory = try TemporaryDirectory()
         let transport = RecordingTransport(InProcessTransport(database: directory.path("feed.sqlite")))
-        let client = try await ChatfeedClient(transport: transport)
+        let client = try await ChatClient(transport: transport)
         let screen = try await randomStream(client, limit: 10, writes: 300, seed: 41, killAfter: 150) {
             // The engine stops under the client (as when an app's engine is torn down and reopened).
             await transport.opened.withLock { $0[0] }.close()
@@ -128,7 +128,7 @@ import TestSupport
     @Test func aKilledChildIsRestartedAndTheSequenceGoesOn() async throws {
         let directory = try TemporaryDirectory()
         let transport = RecordingTransport(Self.childTransport(directory))
-        let client = try await ChatfeedClient(transport: transport)
+        let client = try await ChatClient(transport: transport)
         let screen = try await randomStream(client, limit: 10, writes: 300, seed: 21, killAfter: 150) {
             let child = try #require(transport.opened.withLock { $0.first } as? ChildProcessConnection)
             kill(child.processIdentifier, SIGKILL)
@@ -151,7 +151,7 @@ import TestSupport
         let directory = try TemporaryDirectory()
         let transport: any ChatfeedTransport = inProcess
             ? InProcessTransport(database: directory.path("feed.sqlite")) : Self.childTransport(directory)
-        let client = try await ChatfeedClient(transport: transport)
+        let client = try await ChatClient(transport: transport)
         let views = [FeedOptions(limit: 8), FeedOptions(list: .archive), FeedOptions(unreadOnly: true)]
         var screens: [Screen] = []
         for (number, options) in views.enumerated() {

@@ -12,9 +12,9 @@ import WireProtocol
 
     @Test func pinArchiveAndMuteCallsSendTheirMethodAndReadTheChat() async throws {
         let transport = ScriptedTransport()
-        let client = try await ChatfeedClient(transport: transport)
+        let client = try await ChatClient(transport: transport)
         let engine = try await transport.connection(0)
-        let calls: [(String, @Sendable (ChatfeedClient) async throws -> Chat)] = [
+        let calls: [(String, @Sendable (ChatClient) async throws -> Chat)] = [
             ("chat.pin", { try await $0.pinChat("a") }),
             ("chat.unpin", { try await $0.unpinChat("a") }),
             ("chat.archive", { try await $0.archiveChat("a") }),
@@ -47,7 +47,7 @@ import WireProtocol
 
     @Test func listAndLocateTakeTheListAndUnreadOnlyAndReadTheCounters() async throws {
         let transport = ScriptedTransport()
-        let client = try await ChatfeedClient(transport: transport)
+        let client = try await ChatClient(transport: transport)
         let engine = try await transport.connection(0)
         let page = Task { try await client.listChats(list: .archive, unreadOnly: true, limit: 5) }
         let request = try await engine.answer(
@@ -69,7 +69,7 @@ import WireProtocol
 
     @Test func statsReadEverySubscription() async throws {
         let transport = ScriptedTransport()
-        let client = try await ChatfeedClient(transport: transport)
+        let client = try await ChatClient(transport: transport)
         let engine = try await transport.connection(0)
         let stats = Task { try await client.stats() }
         try await engine.answer("server.stats", result: #"""
@@ -95,7 +95,7 @@ import WireProtocol
 
     @Test func aSubscriptionSeesItsListAndEveryUpdateCarriesTheCounters() async throws {
         let transport = ScriptedTransport()
-        let client = try await ChatfeedClient(transport: transport)
+        let client = try await ChatClient(transport: transport)
         let engine = try await transport.connection(0)
         let subscribing = Task { try await client.subscribe(FeedOptions(list: .archive, unreadOnly: true, limit: 3)) }
         let request = try await engine.answer(
@@ -125,7 +125,7 @@ import WireProtocol
 
     @Test func aSubscriptionResumingFromSavedRowsSendsThemAndAnimatesTheCatchUp() async throws {
         let transport = ScriptedTransport()
-        let client = try await ChatfeedClient(transport: transport)
+        let client = try await ChatClient(transport: transport)
         let engine = try await transport.connection(0)
         let saved = [try chat("a"), try chat("b"), try chat("a", revision: 5)]
         let subscribing = Task { try await client.subscribe(FeedOptions(limit: 5), resumingFrom: saved) }
@@ -142,7 +142,7 @@ import WireProtocol
 
     @Test func aResumeWhoseBatchesMissTheAnnouncedCountIsRefused() async throws {
         let transport = ScriptedTransport()
-        let client = try await ChatfeedClient(transport: transport)
+        let client = try await ChatClient(transport: transport)
         let engine = try await transport.connection(0)
         let subscribing = Task { try await client.subscribe(resumingFrom: [try chat("a")]) }
         try await engine.answer(

@@ -16,7 +16,7 @@ struct RandomWriter {
     /// `maxPinnedChats` of the default configuration.
     private static let maxPinned = 5
 
-    mutating func write(to client: ChatfeedClient, using generator: inout SeededGenerator) async throws {
+    mutating func write(to client: ChatClient, using generator: inout SeededGenerator) async throws {
         next += 1
         clock += Int64.random(in: 1...5, using: &generator)
         let roll = Int.random(in: 0..<100, using: &generator)

@@ -54,10 +54,10 @@ import Glibc
         for id in ids { #expect(try writer.reply(to: id).failure == nil) }
         // Pruning runs in chunks inside write transactions, and a group commit may hold all the
         // writes above: write one at a time until a transaction prunes past the stopped daemon.
-        var bounds = try ChatStore(path: stopped.databasePath, options: StoreOptions(readOnly: true)).changeLogBounds()
+        var bounds = try ChatDatabase(path: stopped.databasePath, options: StoreOptions(readOnly: true)).changeLogBounds()
         for extra in 0..<200 where bounds.prunedThrough <= seen {
             #expect(try writer.reply(to: Self.post(writer, chat: "c0", id: "x\(extra)", at: 50)).failure == nil)
-            bounds = try ChatStore(path: stopped.databasePath, options: StoreOptions(readOnly: true)).changeLogBounds()
+            bounds = try ChatDatabase(path: stopped.databasePath, options: StoreOptions(readOnly: true)).changeLogBounds()
         }
         #expect(bounds.prunedThrough > seen, "the log was not pruned past the stopped daemon's position \(seen): \(bounds)")
 
@@ -90,10 +90,10 @@ import Glibc
     }
 
     /// What a backup copy of the `.sqlite` file alone holds.
-    static func copyOfMainFile(_ path: String) throws -> (store: ChatStore, directory: TemporaryDirectory) {
+    static func copyOfMainFile(_ path: String) throws -> (store: ChatDatabase, directory: TemporaryDirectory) {
         let copy = try TemporaryDirectory()
         try FileManager.default.copyItem(atPath: path, toPath: copy.path("copy.sqlite"))
-        return (try ChatStore(path: copy.path("copy.sqlite"), options: StoreOptions(readOnly: true)), copy)
+        return (try ChatDatabase(path: copy.path("copy.sqlite"), options: StoreOptions(readOnly: true)), copy)
     }
 
     @Test(arguments: [0, SIGTERM])
@@ -171,7 +171,7 @@ import Glibc
     }
 
     static func makeStore(_ path: String, chats: Int = 3) throws {
-        let store = try ChatStore(path: path)
+        let store = try ChatDatabase(path: path)
         for index in 0..<chats { try store.apply(.createChat(id: "c\(index)", title: "C", createdAt: Int64(index))) }
         try store.checkpoint(truncate: true)
     }
@@ -221,7 +221,7 @@ import Glibc
         let refused = try daemon.request("chat.create", ["chat": "x", "title": "X"]).failure
         #expect(refused?.code == -32006 && refused?.message.contains("--read-only") == true, "\(String(describing: refused))")
         #expect(try daemon.shutDown() == .exited(0))
-        #expect(try ChatStore(path: path, options: StoreOptions(readOnly: true)).chatCount() == 3)
+        #expect(try ChatDatabase(path: path, options: StoreOptions(readOnly: true)).chatCount() == 3)
     }
 
     @Test func aDamagedDatabaseIsRefusedAtStart() throws {

@@ -85,12 +85,12 @@ struct BenchmarkFailure: Error, CustomStringConvertible {
     var description: String
 }
 
-/// A store with 1,000 chats that takes message posts, either through `ChatStore` or through raw
+/// A store with 1,000 chats that takes message posts, either through `ChatDatabase` or through raw
 /// libsqlite3 calls that write the same rows (message, chat update, change-log row).
 final class IngestFixture {
     static let chatCount = 1000
     let path: String
-    let store: ChatStore
+    let store: ChatDatabase
     var raw: OpaquePointer?
     var rawStatements: [OpaquePointer?] = []
     var next = 0
@@ -99,7 +99,7 @@ final class IngestFixture {
 
     init(name: String, cacheSizeKiB: Int?) throws {
         path = temporaryPath(name)
-        store = try ChatStore(path: path, options: StoreOptions(cacheSizeKiB: cacheSizeKiB))
+        store = try ChatDatabase(path: path, options: StoreOptions(cacheSizeKiB: cacheSizeKiB))
         _ = try store.apply((0..<Self.chatCount).map { .createChat(id: "chat-\($0)", title: "Chat \($0)", createdAt: 0) })
         revision = try store.latestChangeSequence()
 
@@ -209,11 +209,11 @@ final class IngestFixture {
 /// A store of `chats` chats, each with a last message, made by one SQL statement.
 final class BigListFixture {
     let path: String
-    let store: ChatStore
+    let store: ChatDatabase
 
     init(chats: Int) throws {
         path = temporaryPath("big-list")
-        store = try ChatStore(path: path)
+        store = try ChatDatabase(path: path)
         let db = try Database(path: path)
         try db.execute("""
             BEGIN;

@@ -100,14 +100,14 @@ enum DataSet {
         return (0..<count).map { _ in words[Int(g.next() % UInt64(words.count))] }.joined(separator: " ")
     }
 
-    /// Creates a fresh database at `path` with `chats` chats through `ChatStore` group commits
+    /// Creates a fresh database at `path` with `chats` chats through `ChatDatabase` group commits
     /// (10,000 events per transaction), and `messagesPerChat` messages in each, so that rows
     /// carry a realistic last message. Returns the seconds it took.
     @discardableResult
     static func prepare(path: String, chats: Int, messagesPerChat: Int, quiet: Bool = false) throws -> Double {
         for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
         let start = nowNanoseconds()
-        let store = try ChatStore(path: path)
+        let store = try ChatDatabase(path: path)
         let groupSize = 10_000
         var g = SplitMix64(seed: 0xC4A7)
         for first in stride(from: 0, to: chats, by: groupSize) {

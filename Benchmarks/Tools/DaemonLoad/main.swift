@@ -26,7 +26,7 @@ let usage = """
            DaemonLoad startup [--chats 1000000] [--messages-per-chat 1] [--runs 5] [--database PATH] [--fresh]
                               [--cache-kib N] [--daemon PATH] [--config FILE]
 
-    ingest: prepares a database of --chats chats through ChatStore, starts chatfeedd on it, subscribes
+    ingest: prepares a database of --chats chats through ChatDatabase, starts chatfeedd on it, subscribes
       to the full list with maxInFlight --max-in-flight and acks every notification as it arrives,
       writes --posts message.post requests for random chats, and reports posts per second and the
       latency from each post's write to its response and to the first notification that shows it.

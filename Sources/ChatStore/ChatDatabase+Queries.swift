@@ -1,7 +1,7 @@
 import ChatModel
 import SQLite
 
-extension ChatStore {
+extension ChatDatabase {
     // SQL that embeds the chat columns, built once rather than at every call.
     static let changesSQL = """
         SELECT latest.chat_id, chat.id IS NULL, \(qualifiedChatColumns)

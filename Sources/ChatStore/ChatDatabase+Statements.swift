@@ -1,6 +1,6 @@
 import SQLite
 
-extension ChatStore {
+extension ChatDatabase {
     /// The statements of the event path, prepared when the store opens and reused by every event.
     struct PreparedStatements {
         let fetchChat: Statement
@@ -26,7 +26,7 @@ extension ChatStore {
         let pinnedChats: Statement
 
         init(_ db: Database) throws(SQLiteError) {
-            fetchChat = try db.makeStatement("SELECT \(ChatStore.chatColumns) FROM chat WHERE id = ?1")
+            fetchChat = try db.makeStatement("SELECT \(ChatDatabase.chatColumns) FROM chat WHERE id = ?1")
             fetchMessage = try db.makeStatement("""
                 SELECT chat_id, sender, text, COALESCE(original_text, text), sent_at, edited_at, deleted,
                     deleted = 0 AND arrival > (SELECT read_through FROM chat WHERE chat.id = message.chat_id)
@@ -38,7 +38,7 @@ extension ChatStore {
                 """)
             insertChange = try db.makeStatement("INSERT INTO change_log (chat_id, kind) VALUES (?1, ?2)")
             insertChat = try db.makeStatement("""
-                INSERT INTO chat (\(ChatStore.chatColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                INSERT INTO chat (\(ChatDatabase.chatColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
                 """)
             updateChat = try db.makeStatement("""
                 UPDATE chat SET title = ?2, last_message_id = ?3, last_message_sender = ?4,
@@ -68,7 +68,7 @@ extension ChatStore {
                 WHERE list = ?1
                 """)
             pinnedChats = try db.makeStatement("""
-                SELECT \(ChatStore.chatColumns) FROM chat WHERE list = ?1 AND pin_order > 0 ORDER BY pin_order DESC
+                SELECT \(ChatDatabase.chatColumns) FROM chat WHERE list = ?1 AND pin_order > 0 ORDER BY pin_order DESC
                 """)
         }
     }

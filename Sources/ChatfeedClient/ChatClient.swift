@@ -15,7 +15,7 @@ import WireProtocol
 /// `ChatfeedClientError.connectionLost`; later ones wait for the new connection.
 ///
 /// Call `close()` when done: the engine then commits what it has read and ends.
-public actor ChatfeedClient {
+public actor ChatClient {
     private let transport: any ChatfeedTransport
     private var connection: (any ChatfeedConnection)?
     /// Bumped per connection: lines and ends of an older connection are ignored.
@@ -62,8 +62,8 @@ public actor ChatfeedClient {
     /// A client over a `chatfeedd` child process on `database` (see `ChildProcessTransport`).
     public static func childProcess(
         database: String, config: String? = nil, executable: URL? = nil
-    ) async throws -> ChatfeedClient {
-        try await ChatfeedClient(
+    ) async throws -> ChatClient {
+        try await ChatClient(
             transport: ChildProcessTransport(executable: executable, database: database, config: config))
     }
 

@@ -8,7 +8,7 @@ import SQLite
 /// one file: a writer that finds it locked waits up to the busy timeout.
 ///
 /// Not Sendable: a store belongs to one owner for its whole life, like its connection.
-public final class ChatStore {
+public final class ChatDatabase {
     let db: Database
     /// The statements of the event path, prepared once.
     let statements: PreparedStatements

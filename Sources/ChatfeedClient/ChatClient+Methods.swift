@@ -4,7 +4,7 @@ import WireProtocol
 
 /// Typed calls, one per method of SPEC §5. Each throws `ChatfeedError` when the engine answers an
 /// error (its code, message and field), `ChatfeedClientError` when the connection fails.
-extension ChatfeedClient {
+extension ChatClient {
     // MARK: Writes (answered once committed)
 
     /// `chat.create`; `createdAt` defaults to the engine's clock.

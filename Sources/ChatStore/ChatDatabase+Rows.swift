@@ -14,7 +14,7 @@ struct StoredMessage {
     var isUnread: Bool
 }
 
-extension ChatStore {
+extension ChatDatabase {
     static let chatColumnNames = [
         "id", "title", "created_at", "last_message_id", "last_message_sender", "last_message_text",
         "last_message_sent_at", "last_message_date", "unread", "revision", "list", "pin_order", "muted",

@@ -1,7 +1,7 @@
 import ChatModel
 import Foundation
 
-extension ChatStore {
+extension ChatDatabase {
     /// Applies one event in its own transaction. Throws `ChatError` when the event is refused
     /// (then nothing changed) and `SQLiteError` when the database fails.
     @discardableResult

@@ -11,7 +11,7 @@ struct ChangeLogReader {
     var writtenAt: Int64
 }
 
-extension ChatStore {
+extension ChatDatabase {
     /// Registers this store as a change-log reader named `name` (unique among the processes on
     /// the file) that has read every change up to `sequence`. While it shows signs of life
     /// (`readerReached(_:)`, its own commits), no process prunes the entries after its position;

@@ -6,7 +6,7 @@ struct Migration: Sendable {
     var sql: String
 }
 
-extension ChatStore {
+extension ChatDatabase {
     /// Every schema version, oldest first. `PRAGMA user_version` holds the version of a database.
     static let migrations: [Migration] = [
         Migration(version: 1, sql: """
