@@ -43,7 +43,10 @@ struct Watch: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let saved = try resume.flatMap(SavedRows.load)
+        // Rows saved while watching another list (or filter) are not rows of this one: the file
+        // resumes only the list it was saved from.
+        let view = ChatListView(list: list, unreadOnly: unread)
+        let saved = try resume.flatMap(SavedRows.load).map { $0.filter(view.contains) }.flatMap { $0.isEmpty ? nil : $0 }
         var demoDirectory: URL?
         let database: String
         if demo {

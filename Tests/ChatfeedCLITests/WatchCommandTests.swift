@@ -58,6 +58,28 @@ struct WatchCommandTests {
         #expect(resaved.hasPrefix(#"[{"id":"a""#) && !resaved.contains(#""id":"b""#))
     }
 
+    @Test("--resume resumes only the list it was saved from")
+    func resumeKeepsItsList() throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path("l.sqlite")
+        let rows = directory.path("rows.json")
+        for (id, at) in [("a", "1000"), ("b", "2000"), ("c", "3000")] {
+            #expect(try BuiltExecutable.run("chatfeed", ["chat", "create", id, "--title", "Chat \(id)", "--at", at, "--database", database]).status == 0)
+        }
+        #expect(try BuiltExecutable.run("chatfeed", ["chat", "archive", "c", "--database", database]).status == 0)
+        let archive = try BuiltExecutable.run("chatfeed", ["watch", "--database", database, "--list", "archive", "--resume", rows, "--duration", "0.5"])
+        #expect(archive.status == 0, "\(archive.stderr)")
+        #expect(try String(contentsOfFile: rows, encoding: .utf8).hasPrefix(#"[{"id":"c""#))
+
+        let main = try BuiltExecutable.run("chatfeed", ["watch", "--database", database, "--resume", rows, "--duration", "0.5"])
+        #expect(main.status == 0, "\(main.stderr)")
+        let frames = main.stdout.components(separatedBy: "chatfeed watch — ").dropFirst()
+        #expect(frames.allSatisfy { !$0.contains("Chat c") }, "the archive's saved row never shows in main")
+        #expect(frames.last?.contains("Chat a") == true && frames.last?.contains("Chat b") == true)
+        let resaved = try String(contentsOfFile: rows, encoding: .utf8)
+        #expect(resaved.hasPrefix(#"[{"id":"b""#) && !resaved.contains(#""id":"c""#))
+    }
+
     @Test("--resume with --demo is a usage error; a bad saved file is named")
     func resumeErrors() throws {
         let outcome = try BuiltExecutable.run("chatfeed", ["watch", "--demo", "--resume", "rows.json"])
