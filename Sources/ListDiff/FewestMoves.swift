@@ -27,40 +27,50 @@ public enum FewestMoves {
     public static func select(newRanks: [Int]) -> [Bool] {
         let count = newRanks.count
         var stays = [Bool](repeating: false, count: count)
+        if count == 0 { return stays }
         // Runs: maximal stretches of items next to each other in both orders. A best choice keeps
         // a run whole or not at all (any chain through one of its items takes the others without
         // conflict, and each item adds weight), so the choice is made among runs, each weighing
         // its items.
         let length = count + 1
-        var runStart: [Int] = []
-        var runWeight: [Int] = []
-        var k = 0
-        while k < count {
-            runStart.append(k)
-            var weight = 0
-            repeat {
-                weight += newRanks[k] < k ? length : length + 1
-                k += 1
-            } while k < count && newRanks[k] == newRanks[k - 1] + 1
-            runWeight.append(weight)
+        var runs = 0
+        var runStart = [Int](repeating: 0, count: count + 1)
+        var runWeight = [Int](repeating: 0, count: count)
+        // runFirstBelow[rank]: how many runs begin at a new rank below `rank`.
+        var runFirstBelow = [Int](repeating: 0, count: count + 1)
+        newRanks.withUnsafeBufferPointer { ranks in
+            runStart.withUnsafeMutableBufferPointer { runStart in
+                runWeight.withUnsafeMutableBufferPointer { runWeight in
+                    runFirstBelow.withUnsafeMutableBufferPointer { firstBelow in
+                        var k = 0
+                        while k < count {
+                            runStart[runs] = k
+                            firstBelow[ranks[k] + 1] = 1
+                            var weight = 0
+                            repeat {
+                                weight += ranks[k] < k ? length : length + 1
+                                k += 1
+                            } while k < count && ranks[k] == ranks[k - 1] + 1
+                            runWeight[runs] = weight
+                            runs += 1
+                        }
+                        runStart[runs] = count
+                        for rank in 0..<count { firstBelow[rank + 1] += firstBelow[rank] }
+                    }
+                }
+            }
         }
-        let runs = runStart.count
         if runs == count {
             chooseLongestIncreasing(newRanks: newRanks, eligible: nil, wentUp: nil, weights: runWeight, stays: &stays)
             return stays
         }
-        var runAtFirstRank = [Int](repeating: -1, count: count)
-        for r in 0..<runs { runAtFirstRank[newRanks[runStart[r]]] = r }
         var runRanks = [Int](repeating: 0, count: runs)
-        var nextRank = 0
-        for rank in 0..<count where runAtFirstRank[rank] >= 0 {
-            runRanks[runAtFirstRank[rank]] = nextRank
-            nextRank += 1
-        }
+        for r in 0..<runs { runRanks[r] = runFirstBelow[newRanks[runStart[r]]] }
+        runWeight.removeLast(count - runs)
         var runStays = [Bool](repeating: false, count: runs)
         chooseLongestIncreasing(newRanks: runRanks, eligible: nil, wentUp: nil, weights: runWeight, stays: &runStays)
         for r in 0..<runs where runStays[r] {
-            for t in runStart[r]..<(r + 1 < runs ? runStart[r + 1] : count) { stays[t] = true }
+            for t in runStart[r]..<runStart[r + 1] { stays[t] = true }
         }
         return stays
     }
@@ -196,39 +206,44 @@ public enum FewestMoves {
         newRanks.withUnsafeBufferPointer { ranks in
             treeScore.withUnsafeMutableBufferPointer { score in
                 treeItem.withUnsafeMutableBufferPointer { item in
-                    for k in 0..<count {
-                        if let eligible, !eligible[k] { continue }
-                        let rank = ranks[k]
-                        // Best chain ending at a new rank below `rank`: positions 1...rank.
-                        var position = rank
-                        var chainScore = 0
-                        var chainItem = -1
-                        while position > 0 {
-                            if score[position] > chainScore {
-                                chainScore = score[position]
-                                chainItem = item[position]
+                    predecessor.withUnsafeMutableBufferPointer { predecessor in
+                        for k in 0..<count {
+                            if let eligible, !eligible[k] { continue }
+                            let rank = ranks[k]
+                            // Best chain ending at a new rank below `rank`: positions 1...rank.
+                            // Branch-free selections: which position wins is unpredictable.
+                            var position = rank
+                            var chainScore = 0
+                            var chainItem = -1
+                            while position > 0 {
+                                let candidate = score[position]
+                                // All ones when candidate > chainScore (scores are below 2⁶²).
+                                let better = (chainScore &- candidate) >> 63
+                                chainScore ^= (chainScore ^ candidate) & better
+                                chainItem ^= (chainItem ^ item[position]) & better
+                                position &= position - 1
                             }
-                            position &= position - 1
-                        }
-                        let own: Int
-                        if let weights {
-                            own = weights[k]
-                        } else {
-                            own = wentUp.map { $0[k] } ?? (rank < k) ? length : length + 1
-                        }
-                        let total = chainScore + own
-                        predecessor[k] = chainItem
-                        if total > bestScore {
-                            bestScore = total
-                            bestItem = k
-                        }
-                        position = rank + 1
-                        while position <= count {
-                            if score[position] < total {
-                                score[position] = total
-                                item[position] = k
+                            let own: Int
+                            if let weights {
+                                own = weights[k]
+                            } else {
+                                own = wentUp.map { $0[k] } ?? (rank < k) ? length : length + 1
                             }
-                            position += position & -position
+                            let total = chainScore + own
+                            predecessor[k] = chainItem
+                            if total > bestScore {
+                                bestScore = total
+                                bestItem = k
+                            }
+                            position = rank + 1
+                            while position <= count {
+                                let current = score[position]
+                                // All ones when current < total.
+                                let raise = (current &- total) >> 63
+                                score[position] = current ^ ((current ^ total) & raise)
+                                item[position] ^= (item[position] ^ k) & raise
+                                position += position & -position
+                            }
                         }
                     }
                 }

@@ -67,7 +67,12 @@ public enum ListDiffer {
 
         // Phase 3: every old id into a table, which finds duplicates in `old`; the new middle's
         // ids are hashed too unless the middle is aligned.
-        let table = IDTable<Item>(old: old, new: new, newRange: snakes == nil ? prefix..<newEnd : newEnd..<newEnd)
+        // When the table has one part, the new middle is matched in order instead (`matchInOrder`),
+        // which skips hashing the rows that continue a run.
+        let inOrder = snakes == nil && old.count + newMiddle <= IDTable<Item>.inOrderRows
+        let table = IDTable<Item>(
+            old: old, new: new, newRange: snakes == nil && !inOrder ? prefix..<newEnd : newEnd..<newEnd,
+            reserving: inOrder ? newMiddle : nil)
         defer { table.deallocate() }
         if let snakes {
             try table.buildOld(old: old, new: new)
@@ -79,25 +84,54 @@ public enum ListDiffer {
         // relative to `prefix`, or -1 (deleted); `oldIndexOfNew[j]` the converse (-1: inserted).
         var newIndexOfOld = [Int](repeating: -1, count: oldMiddle)
         var oldIndexOfNew = [Int](repeating: -1, count: newMiddle)
-        try table.match(
-            old: old, new: new, prefix: prefix, newIndexOfOld: &newIndexOfOld, oldIndexOfNew: &oldIndexOfNew)
+        if inOrder {
+            try table.matchInOrder(
+                old: old, new: new, prefix: prefix, newIndexOfOld: &newIndexOfOld, oldIndexOfNew: &oldIndexOfNew)
+        } else {
+            try table.match(
+                old: old, new: new, prefix: prefix, newIndexOfOld: &newIndexOfOld, oldIndexOfNew: &oldIndexOfNew)
+        }
 
-        // Phase 5: each common middle item's rank among the common items, in old and in new order.
-        // `commonNewRank[k]` belongs to the k-th common item in old order.
-        var newRankOfNewIndex = [Int](repeating: -1, count: newMiddle)
+        // Phase 5: the inserts and updates, and each common middle item's rank among the common
+        // items in new order, which replaces its old index in `oldIndexOfNew`; then the deletes
+        // and the common items in old order: `commonNewRank[k]` belongs to the k-th.
+        var updates = [IndexedItem<Item>]()
+        for j in 0..<prefix where old[j].revision != new[j].revision {
+            updates.append(IndexedItem(index: j, item: new[j]))
+        }
+        var inserts = [IndexedItem<Item>]()
         var commonCount = 0
-        for j in 0..<newMiddle where oldIndexOfNew[j] >= 0 {
-            newRankOfNewIndex[j] = commonCount
+        for j in 0..<newMiddle {
+            let i = oldIndexOfNew[j]
+            if i < 0 {
+                inserts.append(IndexedItem(index: prefix + j, item: new[prefix + j]))
+                continue
+            }
+            if old[prefix + i].revision != new[prefix + j].revision {
+                updates.append(IndexedItem(index: prefix + j, item: new[prefix + j]))
+            }
+            oldIndexOfNew[j] = commonCount
             commonCount += 1
         }
+        for t in 0..<suffix where old[oldEnd + t].revision != new[newEnd + t].revision {
+            updates.append(IndexedItem(index: newEnd + t, item: new[newEnd + t]))
+        }
+        var deletes = [Int]()
+        deletes.reserveCapacity(oldMiddle - commonCount)
         var commonOldIndex = [Int]()
         commonOldIndex.reserveCapacity(commonCount)
         var commonNewRank = [Int]()
         commonNewRank.reserveCapacity(commonCount)
-        for i in 0..<oldMiddle where newIndexOfOld[i] >= 0 {
-            commonOldIndex.append(i)
-            commonNewRank.append(newRankOfNewIndex[newIndexOfOld[i]])
+        for i in 0..<oldMiddle {
+            let j = newIndexOfOld[i]
+            if j < 0 {
+                deletes.append(prefix + i)
+            } else {
+                commonOldIndex.append(i)
+                commonNewRank.append(oldIndexOfNew[j])
+            }
         }
+        deletes.reverse()
 
         // Phase 6: which common items may move, and the choice of those that stay.
         let stays: [Bool]
@@ -119,32 +153,11 @@ public enum ListDiffer {
             stays = FewestMoves.select(newRanks: commonNewRank)
         }
 
-        // Phase 7: the batches, in the lists' own indices.
-        var deletes = [Int]()
-        for i in stride(from: oldMiddle - 1, through: 0, by: -1) where newIndexOfOld[i] < 0 {
-            deletes.append(prefix + i)
-        }
-        var inserts = [IndexedItem<Item>]()
-        for j in 0..<newMiddle where oldIndexOfNew[j] < 0 {
-            inserts.append(IndexedItem(index: prefix + j, item: new[prefix + j]))
-        }
+        // Phase 7: the moves, in the lists' own indices.
         var moves = [Move]()
         for k in 0..<commonCount where !stays[k] {
             let i = commonOldIndex[k]
             moves.append(Move(from: prefix + i, to: prefix + newIndexOfOld[i]))
-        }
-        var updates = [IndexedItem<Item>]()
-        for j in 0..<prefix where old[j].revision != new[j].revision {
-            updates.append(IndexedItem(index: j, item: new[j]))
-        }
-        for j in 0..<newMiddle {
-            let i = oldIndexOfNew[j]
-            if i >= 0, old[prefix + i].revision != new[prefix + j].revision {
-                updates.append(IndexedItem(index: prefix + j, item: new[prefix + j]))
-            }
-        }
-        for t in 0..<suffix where old[oldEnd + t].revision != new[newEnd + t].revision {
-            updates.append(IndexedItem(index: newEnd + t, item: new[newEnd + t]))
         }
         return result(deletes: deletes, inserts: inserts, moves: moves, updates: updates)
     }
@@ -408,18 +421,21 @@ struct IDTable<Item: DiffableItem> {
     @usableFromInline var newStart: [Int]
     @usableFromInline let partBits: Int
 
+    /// The most rows (old plus reserved new) for which `matchInOrder` is used, with one part.
+    @usableFromInline static var inOrderRows: Int { 32_768 }
     @usableFromInline static var highBits: UInt64 { 0xFFFF_FFFF_0000_0000 }
     @usableFromInline static var newFlag: UInt64 { 0x8000_0000 }
 
     /// Hashes every row of `old` and of `new[newRange]` and groups them by part; `buildOld` or
-    /// `match` then builds the table.
+    /// `match` then builds the table. With `reserving`, the table has one part, with room for that
+    /// many more new rows (`matchInOrder`).
     ///
     /// - Complexity: O(n + r) for n old rows and r new ones.
     @inlinable
-    init(old: [Item], new: [Item], newRange: Range<Int>) {
+    init(old: [Item], new: [Item], newRange: Range<Int>, reserving: Int? = nil) {
         let total = old.count + newRange.count
         var bits = 0
-        while bits < 12, total >> bits > 4096 { bits += 1 }
+        while reserving == nil, bits < 12, total >> bits > 4096 { bits += 1 }
         partBits = bits
         let parts = 1 << bits
         let unsorted = UnsafeMutablePointer<UInt64>.allocate(capacity: Swift.max(total, 1))
@@ -440,7 +456,10 @@ struct IDTable<Item: DiffableItem> {
         regionStart = [Int](repeating: 0, count: parts + 1)
         for p in 0..<parts {
             var size = 4
-            while size < 2 * (oldCounts[p] + newCounts[p]) + 2 { size <<= 1 }
+            // At most half full with the rows counted, at most two thirds with all reserved rows.
+            let counted = oldCounts[p] + newCounts[p]
+            let reserved = reserving ?? 0
+            while size < Swift.max(2 * counted + reserved, 3 * (counted + reserved) / 2) + 2 { size <<= 1 }
             regionStart[p + 1] = regionStart[p] + size
         }
         // The regions are zeroed part by part, just before their part is built (`buildOld`, `match`).
@@ -522,6 +541,51 @@ struct IDTable<Item: DiffableItem> {
             }
         }
         if let duplicateInNew { throw .duplicateID(String(describing: duplicateInNew), in: .new) }
+    }
+
+    /// Builds the table and matches `new[prefix..<prefix + oldIndexOfNew.count]` in order, as
+    /// `match` does, when the table has one part with room for those rows (`reserving`): a new row
+    /// is first compared with the old rows it is likely to be (after the last match), and hashed
+    /// only when it is none of them.
+    ///
+    /// - Throws: as `match`.
+    @inlinable
+    func matchInOrder(
+        old: [Item], new: [Item], prefix: Int, newIndexOfOld: inout [Int], oldIndexOfNew: inout [Int]
+    ) throws(ListDiffError) {
+        precondition(partBits == 0, "matchInOrder needs a table of one part")
+        try buildOld(part: 0, old: old, new: new)
+        let oldMiddle = newIndexOfOld.count
+        // Guesses of the old row a new row is: the one after the last match (`next`), the one after
+        // that (a row deleted in between), and the one after the match before a row that moved
+        // in (`resume`). A guess is taken only when the ids are equal and the old row is unmatched.
+        var next = 0
+        var resume = 0
+        for j in 0..<oldIndexOfNew.count {
+            let row = prefix + j
+            let id = new[row].id
+            func isGuess(_ candidate: Int) -> Bool {
+                candidate < oldMiddle && newIndexOfOld[candidate] < 0 && old[prefix + candidate].id == id
+            }
+            let guess = isGuess(next) ? next : isGuess(next + 1) ? next + 1 : isGuess(resume) ? resume : -1
+            if guess >= 0 {
+                newIndexOfOld[guess] = j
+                oldIndexOfNew[j] = guess
+                next = guess + 1
+                continue
+            }
+            let hash = UInt64(UInt(bitPattern: id.hashValue))
+            let entry = findOrInsert(hash & Self.highBits | Self.newFlag | UInt64(row + 1), part: 0, old: old, new: new)
+            if entry == 0 { continue }
+            let i = entry - 1 - prefix
+            guard entry > 0, i >= 0, i < oldMiddle, newIndexOfOld[i] < 0 else {
+                throw .duplicateID(String(describing: id), in: .new)
+            }
+            newIndexOfOld[i] = j
+            oldIndexOfNew[j] = i
+            resume = next
+            next = i + 1
+        }
     }
 
     @inlinable

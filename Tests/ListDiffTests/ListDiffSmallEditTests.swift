@@ -146,6 +146,32 @@ struct ListDiffSmallEditTests {
         }
     }
 
+    /// A large edit (100 rows reversed) matches the new rows in order, comparing a row that follows
+    /// a match with the old row after it before hashing it: duplicates are found either way.
+    @Test("duplicates in a large edit", arguments: [
+        ([], [2], ListSide.new),  // a matched row again, right after the old row before it
+        ([4], [], ListSide.new),  // a matched row again, hashed
+        ([], [1000, 1000], ListSide.new),  // an inserted id twice
+        ([1000], [1000], ListSide.new),  // an inserted id twice, apart
+        ([], [0], ListSide.new),  // the row that stays as the common first row, again
+    ])
+    func duplicatesInALargeEdit(front: [Int], back: [Int], side: ListSide) {
+        let old = [TestItem](ids: Array(0..<100))
+        let new = [TestItem](ids: [0] + front + Array((1..<100).reversed()) + back)
+        #expect {
+            _ = try ListDiffer.diff(from: old, to: new)
+        } throws: { error in
+            guard case .duplicateID(_, let inList) = error as? ListDiffError else { return false }
+            return inList == side
+        }
+        #expect {
+            _ = try ListDiffer.diff(from: old + [TestItem(id: 7)], to: [TestItem](ids: Array((0..<100).reversed())))
+        } throws: { error in
+            guard case .duplicateID("7", .old) = error as? ListDiffError else { return false }
+            return true
+        }
+    }
+
     /// The same pairs as the exhaustive suite with 40 unrelated rows deleted and inserted around
     /// them, so that the middle is too different to align and every id is matched by hash.
     @Test("every pair of small lists inside a large edit")
