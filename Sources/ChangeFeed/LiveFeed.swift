@@ -266,7 +266,7 @@ public final class LiveFeed {
             guard !subscription.known.isEmpty else { return }
             let diff = WindowDiff(
                 index: index, view: subscription.view, known: subscription.known, limit: subscription.limit)
-            subscription.known = [:]
+            subscription.clearKnown()
             let counts = counts(of: subscription, count: diff.newCount)
             guard diff.structural != nil || diff.updates != nil || counts != subscription.lastCounts else { return }
             subscription.lastCounts = counts
@@ -316,6 +316,19 @@ private struct Subscription {
     }
 
     var canSend: Bool { maxInFlight == 0 || lastSentSeq - lastAckedSeq < maxInFlight }
+
+    /// Empties `known` after a batch, keeping a small table's storage so that the next event
+    /// allocates none; a table grown large while waiting is freed.
+    mutating func clearKnown() {
+        if known.capacity <= Self.keptKnownCapacity {
+            known.removeAll(keepingCapacity: true)
+        } else {
+            known = [:]
+        }
+    }
+
+    /// The largest `known` table kept across batches.
+    static let keptKnownCapacity = 64
 
     /// Remembers what the subscriber last saw of a changed chat, unless a reset is due anyway.
     /// A waiting window that outgrows its bound drops what it tracked and owes a reset. O(1).

@@ -32,6 +32,8 @@ struct WindowDiff {
 
     private struct Row {
         var id: String
+        /// The chat now, for a row of the current list (inserts and updates carry it).
+        var chat: Chat?
         var oldIndex: Int?
         var newIndex: Int?
         var keyChanged = false
@@ -40,12 +42,17 @@ struct WindowDiff {
 
     init(index: ChatIndex, view: ChatListView, known: [String: KnownChat], limit: Int?) {
         // Phase 1: the old list's ranks, from the index corrected by the changed chats.
-        func currentKey(_ id: String) -> ChatOrderKey? {
-            guard let chat = index.chat(id: id), view.contains(chat) else { return nil }
-            return chat.orderKey
+        // Every changed chat as it is now, looked up once.
+        var changed: [(id: String, was: KnownChat, now: Chat?, nowKey: ChatOrderKey?)] = []
+        changed.reserveCapacity(known.count)
+        for (id, was) in known {
+            let now = index.chat(id: id)
+            changed.append((id, was, now, now.flatMap { view.contains($0) ? $0.orderKey : nil }))
         }
-        let oldKeys = known.values.compactMap { $0.key(in: view) }.sorted()
-        let newKeys = known.keys.compactMap(currentKey).sorted()
+        var oldKeys = known.values.compactMap { $0.key(in: view) }
+        oldKeys.sort()
+        var newKeys = changed.compactMap(\.nowKey)
+        newKeys.sort()
         let window = limit ?? Int.max
         let rowCount = index.count(of: view)
         newCount = min(window, rowCount)
@@ -57,11 +64,9 @@ struct WindowDiff {
         // window's edge (they are within `known.count` rows of it).
         var rows: [Row] = []
         rows.reserveCapacity(known.count)
-        for (id, was) in known {
-            let now = index.chat(id: id)
+        for (id, was, now, nowKey) in changed {
             let wasKey = was.key(in: view)
-            let nowKey = currentKey(id)
-            var row = Row(id: id)
+            var row = Row(id: id, chat: nowKey == nil ? nil : now)
             if let wasKey {
                 let rank = oldRank(wasKey)
                 if rank < window { row.oldIndex = rank }
@@ -96,7 +101,7 @@ struct WindowDiff {
         for row in rows {
             switch (row.oldIndex, row.newIndex) {
             case (let old?, nil): deletes.append(old)
-            case (nil, let new?): inserts.append(IndexedItem(index: new, item: index.chat(id: row.id)!))
+            case (nil, let new?): inserts.append(IndexedItem(index: new, item: row.chat ?? index.chat(id: row.id)!))
             case (_?, _?) where row.keyChanged: movable.append(row)
             default: break
             }
@@ -108,8 +113,10 @@ struct WindowDiff {
         // among those, a longest increasing subsequence with the most chats that did not go up stays.
         let deletedOld = deletes.reversed() as [Int]
         let insertedNew = inserts.map(\.index)
-        let movableOld = movable.map { $0.oldIndex! }.sorted()
-        let movableNew = movable.map { $0.newIndex! }.sorted()
+        var movableOld = movable.map { $0.oldIndex! }
+        movableOld.sort()
+        var movableNew = movable.map { $0.newIndex! }
+        movableNew.sort()
         movable.sort { $0.oldIndex! < $1.oldIndex! }
         var candidates: [Int] = []
         var wentUp: [Bool] = []
@@ -135,7 +142,7 @@ struct WindowDiff {
         // Phase 5: rows present before and after whose content changed, at their new index.
         var updates: [IndexedItem<Chat>] = []
         for row in rows where row.oldIndex != nil && row.revisionChanged {
-            if let new = row.newIndex { updates.append(IndexedItem(index: new, item: index.chat(id: row.id)!)) }
+            if let new = row.newIndex { updates.append(IndexedItem(index: new, item: row.chat ?? index.chat(id: row.id)!)) }
         }
         updates.sort { $0.index < $1.index }
         structural = deletes.isEmpty && inserts.isEmpty && moves.isEmpty
