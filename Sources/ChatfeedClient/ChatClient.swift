@@ -2,6 +2,7 @@ import ChatModel
 import Foundation
 import JSONCodec
 import ListDiff
+import Logging
 import WireProtocol
 
 /// A Swift client of the chatfeed engine: typed calls for every method of the protocol, and the
@@ -17,6 +18,7 @@ import WireProtocol
 /// Call `close()` when done: the engine then commits what it has read and ends.
 public actor ChatClient {
     private let transport: any ChatfeedTransport
+    private let logger: Logger
     private var connection: (any ChatfeedConnection)?
     /// Bumped per connection: lines and ends of an older connection are ignored.
     private var generation = 0
@@ -42,19 +44,27 @@ public actor ChatClient {
         var continuation: CheckedContinuation<JSONValue, any Error>
         /// For `feed.subscribe`: the subscription the answer installs, before any later line.
         var subscribing: Int?
+        /// For `feed.subscribe`: whether it sent `known` (only then may the answer carry batches).
+        var sentKnown = false
     }
 
     private struct SubscriptionRecord {
         var options: FeedOptions
         var continuation: AsyncThrowingStream<FeedUpdate, any Error>.Continuation
         var mirror: FeedMirror?
+        /// The id of the engine's subscription on the current connection; nil until a subscribe
+        /// answer is installed, and again once that connection ended (the next engine may give
+        /// the same id to another subscription).
+        var engineSubscription: String?
         var epoch = 0
         var lastAcknowledged: Int64 = 0
     }
 
-    /// Opens the transport's first connection.
-    public init(transport: any ChatfeedTransport) async throws {
+    /// Opens the transport's first connection. `logger` tells what the client decides on its own
+    /// (a catch-up it refused and replaced with the list, say).
+    public init(transport: any ChatfeedTransport, logger: Logger = Logger(label: "chatfeed.client")) async throws {
         self.transport = transport
+        self.logger = logger
         let connection = try await transport.connect()
         adopt(connection)
     }
@@ -87,7 +97,8 @@ public actor ChatClient {
 
     /// Sends a request and waits for its result; an error answer throws `ChatfeedError`.
     func call(
-        _ method: String, _ params: JSONObject, subscribing: Int? = nil, waitingForReconnect: Bool = true
+        _ method: String, _ params: JSONObject, subscribing: Int? = nil, sentKnown: Bool = false,
+        waitingForReconnect: Bool = true
     ) async throws -> JSONValue {
         if waitingForReconnect, let reconnecting { await reconnecting.value }
         if closed { throw ChatfeedClientError.connectionClosed }
@@ -97,7 +108,8 @@ public actor ChatClient {
         nextRequestID += 1
         let line = Self.line(id: id, method: method, params: params)
         return try await withCheckedThrowingContinuation { continuation in
-            pending[id] = PendingRequest(method: method, continuation: continuation, subscribing: subscribing)
+            pending[id] = PendingRequest(
+                method: method, continuation: continuation, subscribing: subscribing, sentKnown: sentKnown)
             do {
                 try connection.send(line)
             } catch {
@@ -152,8 +164,10 @@ public actor ChatClient {
             failedConnections = 0
             if let handle = request.subscribing {
                 do {
-                    try installSubscription(handle, result: result)
+                    try installSubscription(handle, result: result, sentKnown: request.sentKnown)
                 } catch {
+                    // The engine made a subscription nobody will read: end it.
+                    if let refused = result["subscription"]?.stringValue { unsubscribeEngine(refused) }
                     request.continuation.resume(throwing: error)
                     return
                 }
@@ -194,11 +208,14 @@ public actor ChatClient {
     /// Ends a subscription's sequence with `error` and unsubscribes it.
     private func fail(_ handle: Int, _ error: any Error) {
         guard let record = subscriptions.removeValue(forKey: handle) else { return }
-        if let subscription = record.mirror?.subscription {
-            handleBySubscription[subscription] = nil
-            notify(WireMethod.feedUnsubscribe.rawValue, ["subscription": .string(subscription)])
-        }
+        if let subscription = record.engineSubscription { unsubscribeEngine(subscription) }
         record.continuation.finish(throwing: error)
+    }
+
+    /// Tells the engine to stop serving `subscription` (a notification: nothing waits for it).
+    private func unsubscribeEngine(_ subscription: String) {
+        handleBySubscription[subscription] = nil
+        notify(WireMethod.feedUnsubscribe.rawValue, ["subscription": .string(subscription)])
     }
 
     // MARK: Restart
@@ -211,6 +228,7 @@ public actor ChatClient {
         for (_, request) in pending { request.continuation.resume(throwing: lost) }
         pending.removeAll()
         handleBySubscription.removeAll()
+        for handle in subscriptions.keys { subscriptions[handle]?.engineSubscription = nil }
         guard !closed else { return }
         failedConnections += 1
         reconnectCount += 1
@@ -296,8 +314,9 @@ public actor ChatClient {
         return FeedSubscription(client: self, handle: handle, updates: stream, acknowledgement: acknowledgement)
     }
 
-    /// `feed.subscribe` for a subscription: with `known` from its mirror after a restart (when the
-    /// engine takes it), else plain.
+    /// `feed.subscribe` for a subscription: with `known` from its mirror (when the engine takes
+    /// it), else plain. A catch-up whose batches do not fit the rows is refused (the engine's
+    /// subscription is ended) and replaced by a plain subscribe: the app reloads the list.
     private func sendSubscribe(_ handle: Int, waitingForReconnect: Bool = true) async throws {
         guard let record = subscriptions[handle] else { return }
         var params: JSONObject = [:]
@@ -310,10 +329,15 @@ public actor ChatClient {
             known.append("known", .array(mirror.chats.map { .object(["id": .string($0.id), "revision": .integer($0.revision)]) }))
             do {
                 _ = try await call(
-                    WireMethod.feedSubscribe.rawValue, known, subscribing: handle, waitingForReconnect: waitingForReconnect)
+                    WireMethod.feedSubscribe.rawValue, known, subscribing: handle, sentKnown: true,
+                    waitingForReconnect: waitingForReconnect)
                 return
             } catch let error as ChatfeedError where error.code == .invalidParams && error.field == "known" {
                 engineTakesKnown = false
+            } catch let error as FeedError {
+                logger.warning("refused the engine's catch-up; subscribing to the list instead", metadata: [
+                    "error": "\(error)", "rows": "\(mirror.chats.count)",
+                ])
             }
         }
         _ = try await call(
@@ -324,9 +348,14 @@ public actor ChatClient {
     private static let maxKnownRows = 10_000
 
     /// Installs a subscribe answer: its list (a snapshot update) or, when it answers `known`, its
-    /// batches applied to the mirror (an animated update).
-    private func installSubscription(_ handle: Int, result: JSONValue) throws {
-        guard var record = subscriptions[handle] else { return }
+    /// batches applied to the mirror (an animated update). Throws, installing nothing, when the
+    /// answer is unreadable or its batches do not fit the mirror (`FeedError`).
+    private func installSubscription(_ handle: Int, result: JSONValue, sentKnown: Bool) throws {
+        guard var record = subscriptions[handle] else {
+            // Cancelled while the subscribe was in flight.
+            if let subscription = result["subscription"]?.stringValue { unsubscribeEngine(subscription) }
+            return
+        }
         let answer: FeedSubscribeResult
         do {
             answer = try FeedSubscribeResult(jsonValue: result)
@@ -336,7 +365,7 @@ public actor ChatClient {
         let update: FeedUpdate
         switch answer.content {
         case .batches(let batches):
-            guard var mirror = record.mirror else {
+            guard sentKnown, var mirror = record.mirror else {
                 throw ChatfeedClientError.malformedResponse(
                     method: WireMethod.feedSubscribe.rawValue, reason: "batches answer a subscribe that sent no rows")
             }
@@ -349,6 +378,7 @@ public actor ChatClient {
             update = mirror.snapshot(total: answer.total, unread: answer.unread)
             record.mirror = mirror
         }
+        record.engineSubscription = answer.subscription
         subscriptions[handle] = record
         handleBySubscription[answer.subscription] = handle
         record.continuation.yield(update)
@@ -357,7 +387,7 @@ public actor ChatClient {
     /// Acknowledges `update` (and every earlier one) of a subscription, once.
     func acknowledge(_ handle: Int, _ update: FeedUpdate) {
         guard let record = subscriptions[handle], record.epoch == update.epoch, update.seq > record.lastAcknowledged,
-              let subscription = record.mirror?.subscription else { return }
+              let subscription = record.engineSubscription else { return }
         subscriptions[handle]?.lastAcknowledged = update.seq
         notify(WireMethod.feedAck.rawValue, ["subscription": .string(subscription), "seq": .integer(update.seq)])
     }
@@ -366,7 +396,7 @@ public actor ChatClient {
     func unsubscribe(_ handle: Int) async {
         guard let record = subscriptions.removeValue(forKey: handle) else { return }
         record.continuation.finish()
-        guard let subscription = record.mirror?.subscription else { return }
+        guard let subscription = record.engineSubscription else { return }
         handleBySubscription[subscription] = nil
         _ = try? await call(WireMethod.feedUnsubscribe.rawValue, ["subscription": .string(subscription)])
     }

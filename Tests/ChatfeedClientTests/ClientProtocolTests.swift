@@ -123,6 +123,73 @@ import WireProtocol
         }
     }
 
+    @Test func aCatchUpThatDoesNotFitTheRowsIsUnsubscribedAndTheListAskedInstead() async throws {
+        let transport = ScriptedTransport()
+        let client = try await ChatClient(transport: transport)
+        let engine = try await transport.connection(0)
+        let subscribing = Task { try await client.subscribe(resumingFrom: [try chat("a"), try chat("b")]) }
+        let resume = try await engine.next()
+        #expect(resume["params"]?["known"] == [["id": "a", "revision": 1], ["id": "b", "revision": 1]])
+        // An update of row 1 that carries another chat than the client's row 1.
+        engine.push(#"{"jsonrpc":"2.0","id":\#(resume["id"]!),"result":{"subscription":"s4","seq":0,"count":2,"total":2,"batches":[{"deletes":[],"inserts":[],"moves":[],"updates":[{"index":1,"chat":\#(chatJSON("z", revision: 2))}]}]}}"#)
+        let unsubscribe = try await engine.next()
+        #expect(unsubscribe["method"] == "feed.unsubscribe" && unsubscribe["params"] == ["subscription": "s4"])
+        let plain = try await engine.answer("feed.subscribe", result: #"{"subscription":"s5","seq":0,"count":1,"total":1,"items":[\#(chatJSON("b", revision: 3))]}"#)
+        #expect(plain["params"]?["known"] == nil)
+        let subscription = try await subscribing.value
+        var updates = subscription.makeAsyncIterator()
+        let first = try #require(try await updates.next())
+        #expect(first.kind == .snapshot && first.chats.map(\.id) == ["b"])
+        // The sequence follows the replacement, and acknowledges to it.
+        engine.push(#"{"jsonrpc":"2.0","method":"feed.batch","params":{"subscription":"s5","seq":1,"count":1,"total":1,"unread":{"chats":0,"messages":0,"unmutedChats":0,"unmutedMessages":0},"deletes":[],"inserts":[],"moves":[],"updates":[]}}"#)
+        let next = try #require(try await updates.next())
+        await subscription.acknowledge(next)
+        #expect(try await engine.next()["params"] == ["subscription": "s5", "seq": 1])
+        await client.close()
+    }
+
+    @Test func anUnreadableSubscribeAnswerIsUnsubscribedWhenItNamesTheSubscription() async throws {
+        let transport = ScriptedTransport()
+        let client = try await ChatClient(transport: transport)
+        let engine = try await transport.connection(0)
+        let subscribing = Task { try await client.subscribe() }
+        try await engine.answer("feed.subscribe", result: #"{"subscription":"s2","seq":0,"total":1,"items":7}"#)
+        await #expect(throws: ChatfeedClientError.self) { try await subscribing.value }
+        let unsubscribe = try await engine.next()
+        #expect(unsubscribe["method"] == "feed.unsubscribe" && unsubscribe["params"] == ["subscription": "s2"])
+        // Batches answer only a subscribe that sent rows.
+        let plain = Task { try await client.subscribe() }
+        try await engine.answer("feed.subscribe", result: #"{"subscription":"s3","seq":0,"count":0,"total":0,"batches":[]}"#)
+        await #expect(throws: ChatfeedClientError.self) { try await plain.value }
+        #expect(try await engine.next()["params"] == ["subscription": "s3"])
+        await client.close()
+    }
+
+    /// The next engine numbers its subscriptions again: an id of the connection that ended may now
+    /// be another subscription's, which a failed resubscribe must not unsubscribe.
+    @Test func aFailedResubscribeAfterARestartUnsubscribesNoneOfTheNewEnginesSubscriptions() async throws {
+        let transport = ScriptedTransport()
+        let client = try await ChatClient(transport: transport)
+        let first = try await transport.connection(0)
+        var iterators: [FeedSubscription.Iterator] = []
+        for (id, chat) in [("s1", "a"), ("s2", "b")] {
+            let subscribing = Task { try await client.subscribe() }
+            try await first.answer("feed.subscribe", result: #"{"subscription":"\#(id)","seq":0,"total":1,"items":[\#(chatJSON(chat))]}"#)
+            iterators.append(try await subscribing.value.makeAsyncIterator())
+            _ = try await iterators[iterators.count - 1].next()
+        }
+        first.end()
+        let second = try await transport.connection(1)
+        try await second.answer("feed.subscribe", result: #"{"subscription":"s2","seq":0,"count":1,"total":1,"batches":[]}"#)
+        let refused = try await second.next()
+        second.push(#"{"jsonrpc":"2.0","id":\#(refused["id"]!),"error":{"code":-32603,"message":"disk I/O error"}}"#)
+        await #expect(throws: FeedError.self) { try await iterators[1].next() }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(second.pending().isEmpty, "nothing sent for the failed one: \(second.pending())")
+        #expect(try await iterators[0].next()?.seq == 0)
+        await client.close()
+    }
+
     @Test func afterARestartTheClientResubscribesWithItsRowsOrWithASnapshot() async throws {
         for engineTakesKnown in [true, false] {
             let transport = ScriptedTransport()
