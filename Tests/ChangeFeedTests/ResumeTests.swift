@@ -46,49 +46,88 @@ struct ResumeTests {
         }
     }
 
-    /// A client takes a snapshot, the stream goes on, the client resumes with its old rows.
+    /// What happened, while the client was away, to the chats it showed or now shows: the kinds
+    /// of change a resume must carry, counted so that a test shows its stream exercised them.
+    struct AwayChanges {
+        var pinned = 0, unpinned = 0, pinsReordered = 0, listMoves = 0, muteToggles = 0, reads = 0, removed = 0
+
+        mutating func count(before: [String: Chat], now: [String: Chat], ids: some Sequence<String>) {
+            for id in Set(ids) {
+                guard let old = before[id] else { continue }
+                guard let new = now[id] else { removed += 1; continue }
+                if !old.pinned && new.pinned { pinned += 1 }
+                if old.pinned && !new.pinned && old.list == new.list { unpinned += 1 }
+                if old.pinned && new.pinned && old.pinOrder != new.pinOrder { pinsReordered += 1 }
+                if old.list != new.list { listMoves += 1 }
+                if old.muted != new.muted { muteToggles += 1 }
+                if old.unread > 0 && new.unread == 0 { reads += 1 }
+            }
+        }
+    }
+
+    /// A client takes a snapshot, the stream goes on (messages, reads, pins, unpins, pin
+    /// reorders, archiving and unarchiving, mute and unmute, removals), the client resumes with its
+    /// old rows — in each list, whole or windowed, and unread-only.
     @Test("an honest client: only changed chats move, at the optimum", arguments: [
-        (101 as UInt64, nil as Int?), (102, nil), (103, 5), (104, 12), (105, 30), (106, 1),
+        (101 as UInt64, ChatListView.main, nil as Int?), (102, .main, nil), (103, .main, 5), (104, .main, 12),
+        (105, .main, 30), (106, .main, 1),
+        (107, ChatListView(list: .archive), nil), (108, ChatListView(list: .archive), 4),
+        (109, ChatListView(unreadOnly: true), nil), (110, ChatListView(unreadOnly: true), 6),
+        (111, ChatListView(list: .archive, unreadOnly: true), nil), (112, ChatListView(list: .archive, unreadOnly: true), 2),
     ])
-    func honestClient(seed: UInt64, limit: Int?) throws {
+    func honestClient(seed: UInt64, view: ChatListView, limit: Int?) throws {
         var generator = SeededGenerator(seed: seed)
         var stream = ChatStream()
         for _ in 0..<40 { _ = stream.nextChange(using: &generator) }
-        let feed = LiveFeed(chats: stream.list, options: FeedOptions(resetThreshold: .infinity))
+        let feed = LiveFeed(chats: stream.chats.values.sorted { $0.orderKey < $1.orderKey }, options: FeedOptions(resetThreshold: .infinity))
+        var away = AwayChanges()
+        var nonEmpty = 0
         for round in 0..<60 {
-            let shown = try feed.subscribe(limit: limit, maxInFlight: 0).items
+            let shown = try feed.subscribe(view: view, limit: limit, maxInFlight: 0).items
+            #expect(shown == Array(stream.list(view).prefix(limit ?? .max)))
+            let before = stream.chats
             // Anything from nothing to a long absence.
             for _ in 0..<Int.random(in: 0...(round % 3 == 0 ? 80 : 6), using: &generator) {
                 _ = feed.apply(stream.nextGroup(maxChanges: 4, using: &generator))
             }
             let known = shown.map(\.knownRow)
-            let current = Array(stream.list.prefix(limit ?? .max))
-            let resumed = try feed.subscribe(limit: limit, maxInFlight: 0, known: known)
+            let current = Array(stream.list(view).prefix(limit ?? .max))
+            away.count(before: before, now: stream.chats, ids: (shown + current).map(\.id))
+            let resumed = try feed.subscribe(view: view, limit: limit, maxInFlight: 0, known: known)
             #expect(resumed.items == current)
             let batches = try #require(resumed.batches)
             #expect(batches == (try ResumeDiff(known: known, current: current)).batches)
             try Self.check(ResumeDiff(known: known, current: current), known: known, current: current)
             if shown == current { #expect(batches.isEmpty) }
+            if !current.isEmpty { nonEmpty += 1 }
             for subscription in feed.subscriptionStats { try feed.unsubscribe(subscription.subscription) }
         }
+        #expect(nonEmpty >= 30, "the view has rows to resume")
+        // Every kind of list change reached some resume (a view loses its chats to the other list,
+        // or gains them from it).
+        #expect(away.pinned > 0 && away.unpinned > 0 && away.listMoves > 0 && away.muteToggles > 0, "\(away)")
+        if limit == nil || limit! > 2 { #expect(away.pinsReordered > 0, "\(away)") }
+        if !view.unreadOnly { #expect(away.reads > 0 && away.removed > 0, "\(away)") }
     }
 
     /// Rows persisted at different moments, rows of removed chats, stale and future revisions,
     /// ids the store never had, shuffled rows: never an invalid batch, always the current list.
     @Test("a lying or corrupted client still gets valid batches to the current list", arguments: [
-        (201 as UInt64, nil as Int?), (202, nil), (203, 8), (204, 20), (205, 3),
+        (201 as UInt64, ChatListView.main, nil as Int?), (202, .main, nil), (203, .main, 8), (204, .main, 20), (205, .main, 3),
+        (206, ChatListView(list: .archive), nil), (207, ChatListView(unreadOnly: true), 5),
+        (208, ChatListView(list: .archive, unreadOnly: true), nil),
     ])
-    func mixedClient(seed: UInt64, limit: Int?) throws {
+    func mixedClient(seed: UInt64, view: ChatListView, limit: Int?) throws {
         var generator = SeededGenerator(seed: seed)
         var stream = ChatStream()
         for _ in 0..<40 { _ = stream.nextChange(using: &generator) }
-        var moments: [[Chat]] = [stream.list]
+        var moments: [[Chat]] = [stream.list(view)]
         var consistent = 0
         var inconsistent = 0
         for _ in 0..<150 {
             for _ in 0..<Int.random(in: 1...8, using: &generator) { _ = stream.nextGroup(maxChanges: 3, using: &generator) }
-            moments.append(stream.list)
-            let current = Array(stream.list.prefix(limit ?? .max))
+            moments.append(stream.list(view))
+            let current = Array(stream.list(view).prefix(limit ?? .max))
 
             // The order of one moment, rows of others, and noise.
             let base = Array(moments[Int.random(in: max(0, moments.count - 6)..<moments.count, using: &generator)].prefix((limit ?? 1_000) + 3))
