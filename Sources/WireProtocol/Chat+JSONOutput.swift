@@ -175,7 +175,7 @@ extension WireResults {
     /// Appends the `feed.subscribe` result: `{"subscription","seq":0,"count","total","unread","items":[chat]}`.
     @inlinable
     public static func appendFeedSubscribe(
-        subscription: String, total: Int, unread: UnreadCounters = UnreadCounters(), items: some Collection<Chat>,
+        subscription: String, total: Int, unread: UnreadCounters, items: some Collection<Chat>,
         to output: inout [UInt8]
     ) {
         output.append(contentsOf: #"{"subscription":"#.utf8)

@@ -154,15 +154,16 @@ extension Batch<Chat> {
 
 extension WireResults {
     /// Appends the `feed.subscribe` result of a resume:
-    /// `{"subscription","seq":0,"count","total","unread","batches":[…]}`.
+    /// `{"subscription","seq":0,"count","total","unread","batches":[…]}`; `count` is the rows after
+    /// the batches. Every field is required, so that no caller (a benchmark) writes less than the daemon.
     public static func appendFeedSubscribe(
-        subscription: String, count: Int? = nil, total: Int, unread: UnreadCounters = UnreadCounters(),
+        subscription: String, count: Int, total: Int, unread: UnreadCounters,
         batches: [Batch<Chat>], to output: inout [UInt8]
     ) {
         output.append(contentsOf: #"{"subscription":"#.utf8)
         JSONOutput.appendString(subscription, to: &output)
         output.append(contentsOf: #","seq":0,"count":"#.utf8)
-        JSONOutput.appendInteger(Int64(count ?? total), to: &output)
+        JSONOutput.appendInteger(Int64(count), to: &output)
         output.append(contentsOf: #","total":"#.utf8)
         JSONOutput.appendInteger(Int64(total), to: &output)
         output.append(contentsOf: #","unread":"#.utf8)

@@ -62,7 +62,7 @@ import Testing
         #expect(page.objectValue?.keys == ["items", "nextCursor"])
         #expect(try page["items"] == [parsed(message.appendJSON), parsed(message.appendJSON)])
         #expect(page["nextCursor"] == .string(MessageCursor.encode(chat: "c", after: MessagePosition(of: message))))
-        #expect([UInt8].written { WireResults.appendFeedSubscribe(subscription: "s1", total: 1, items: [], to: &$0) }.text
+        #expect([UInt8].written { WireResults.appendFeedSubscribe(subscription: "s1", total: 1, unread: UnreadCounters(), items: [], to: &$0) }.text
             == #"{"subscription":"s1","seq":0,"count":0,"total":1,"unread":{"chats":0,"messages":0,"unmutedChats":0,"unmutedMessages":0},"items":[]}"#)
         var small = chat
         small.lastMessage = nil

@@ -36,7 +36,7 @@ import TestSupport
             let list = try parsed { WireResults.appendChatsList(total: 12, items: chats, to: &$0) }
             #expect(list["total"] == 12)
             #expect(try list["items"]?.arrayValue?.map { try Chat(jsonValue: $0) } == chats)
-            let subscribed = try parsed { WireResults.appendFeedSubscribe(subscription: "s\"1", total: 3, items: chats, to: &$0) }
+            let subscribed = try parsed { WireResults.appendFeedSubscribe(subscription: "s\"1", total: 3, unread: UnreadCounters(), items: chats, to: &$0) }
             #expect(subscribed["subscription"] == "s\"1" && subscribed["seq"] == 0 && subscribed["total"] == 3)
             #expect(try subscribed["items"]?.arrayValue?.map { try Chat(jsonValue: $0) } == chats)
 

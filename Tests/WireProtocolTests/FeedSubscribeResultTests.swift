@@ -15,22 +15,25 @@ import WireProtocol
             Batch(updates: [IndexedItem(index: 2, item: Self.chat)]),
         ]
         var bytes: [UInt8] = []
-        WireResults.appendFeedSubscribe(subscription: "s3", total: 12, batches: batches, to: &bytes)
+        let unread = UnreadCounters(chats: 3, messages: 9, unmutedChats: 2, unmutedMessages: 4)
+        WireResults.appendFeedSubscribe(subscription: "s3", count: 10, total: 12, unread: unread, batches: batches, to: &bytes)
         let value = try JSONValue(parsing: bytes)
         #expect(value["seq"] == 0 && value["items"] == nil)
         #expect(value["batches"]?.arrayValue?[1]["deletes"] == .array([]))
-        #expect(try FeedSubscribeResult(jsonValue: value) == FeedSubscribeResult(subscription: "s3", total: 12, content: .batches(batches)))
+        #expect(try FeedSubscribeResult(jsonValue: value)
+            == FeedSubscribeResult(subscription: "s3", count: 10, total: 12, unread: unread, content: .batches(batches)))
 
         var none: [UInt8] = []
-        WireResults.appendFeedSubscribe(subscription: "s4", total: 0, batches: [], to: &none)
+        WireResults.appendFeedSubscribe(subscription: "s4", count: 0, total: 0, unread: UnreadCounters(), batches: [], to: &none)
         #expect(String(decoding: none, as: UTF8.self) == #"{"subscription":"s4","seq":0,"count":0,"total":0,"unread":{"chats":0,"messages":0,"unmutedChats":0,"unmutedMessages":0},"batches":[]}"#)
     }
 
     @Test func itemsDecode() throws {
         var bytes: [UInt8] = []
-        WireResults.appendFeedSubscribe(subscription: "s1", total: 1, items: [Self.chat], to: &bytes)
+        let unread = UnreadCounters(chats: 1, messages: 2, unmutedChats: 1, unmutedMessages: 2)
+        WireResults.appendFeedSubscribe(subscription: "s1", total: 1, unread: unread, items: [Self.chat], to: &bytes)
         #expect(try FeedSubscribeResult(jsonValue: JSONValue(parsing: bytes))
-            == FeedSubscribeResult(subscription: "s1", total: 1, content: .items([Self.chat])))
+            == FeedSubscribeResult(subscription: "s1", total: 1, unread: unread, content: .items([Self.chat])))
     }
 
     @Test func badBatchesNameThePath() {

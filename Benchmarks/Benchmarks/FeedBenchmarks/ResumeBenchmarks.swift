@@ -54,7 +54,9 @@ final class ResumeScenario: @unchecked Sendable {
     func resume() -> Int {
         let snapshot = try! feed.subscribe(limit: resumeWindow, maxInFlight: 0, known: known)
         var bytes: [UInt8] = []
-        WireResults.appendFeedSubscribe(subscription: snapshot.subscription, total: snapshot.total, batches: snapshot.batches!, to: &bytes)
+        WireResults.appendFeedSubscribe(
+            subscription: snapshot.subscription, count: snapshot.items.count, total: snapshot.counts.total,
+            unread: snapshot.counts.unread, batches: snapshot.batches!, to: &bytes)
         try! feed.unsubscribe(snapshot.subscription)
         return bytes.count
     }
@@ -63,7 +65,9 @@ final class ResumeScenario: @unchecked Sendable {
     func snapshot() -> Int {
         let snapshot = try! feed.subscribe(limit: resumeWindow, maxInFlight: 0)
         var bytes: [UInt8] = []
-        WireResults.appendFeedSubscribe(subscription: snapshot.subscription, total: snapshot.total, items: snapshot.items, to: &bytes)
+        WireResults.appendFeedSubscribe(
+            subscription: snapshot.subscription, total: snapshot.counts.total, unread: snapshot.counts.unread,
+            items: snapshot.items, to: &bytes)
         try! feed.unsubscribe(snapshot.subscription)
         return bytes.count
     }
