@@ -5,7 +5,7 @@ import Testing
 import WireProtocol
 
 /// The client against a scripted engine: what it sends, how it reads answers, how it checks the feed.
-@Suite struct ClientProtocolTests {
+@Suite(.timeLimit(.minutes(1))) struct ClientProtocolTests {
     @Test func anErrorAnswerIsATypedErrorWithCodeMessageAndField() async throws {
         let transport = ScriptedTransport()
         let client = try await ChatClient(transport: transport)
