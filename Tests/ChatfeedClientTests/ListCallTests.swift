@@ -11,9 +11,8 @@ import WireProtocol
     static let unread = UnreadCounters(chats: 2, messages: 7, unmutedChats: 1, unmutedMessages: 3)
 
     @Test func pinArchiveAndMuteCallsSendTheirMethodAndReadTheChat() async throws {
-        let transport = ScriptedTransport()
-        let client = try await ChatClient(transport: transport)
-        let engine = try await transport.connection(0)
+        let scripted = try await ScriptedClient()
+        let (client, engine) = (scripted.client, scripted.engine)
         let calls: [(String, @Sendable (ChatClient) async throws -> Chat)] = [
             ("chat.pin", { try await $0.pinChat("a") }),
             ("chat.unpin", { try await $0.unpinChat("a") }),
@@ -46,9 +45,8 @@ import WireProtocol
     }
 
     @Test func listAndLocateTakeTheListAndUnreadOnlyAndReadTheCounters() async throws {
-        let transport = ScriptedTransport()
-        let client = try await ChatClient(transport: transport)
-        let engine = try await transport.connection(0)
+        let scripted = try await ScriptedClient()
+        let (client, engine) = (scripted.client, scripted.engine)
         let page = Task { try await client.listChats(list: .archive, unreadOnly: true, limit: 5) }
         let request = try await engine.answer(
             "chats.list", result: #"{"total":9,"unread":\#(Self.unreadJSON),"items":[\#(chatJSON("a"))]}"#)
@@ -68,9 +66,8 @@ import WireProtocol
     }
 
     @Test func statsReadEverySubscription() async throws {
-        let transport = ScriptedTransport()
-        let client = try await ChatClient(transport: transport)
-        let engine = try await transport.connection(0)
+        let scripted = try await ScriptedClient()
+        let (client, engine) = (scripted.client, scripted.engine)
         let stats = Task { try await client.stats() }
         try await engine.answer("server.stats", result: #"""
             {"chats":3,"messages":10,"latestChangeSequence":42,"uptimeMs":1500,"subscriptions":[
@@ -94,9 +91,8 @@ import WireProtocol
     }
 
     @Test func aSubscriptionSeesItsListAndEveryUpdateCarriesTheCounters() async throws {
-        let transport = ScriptedTransport()
-        let client = try await ChatClient(transport: transport)
-        let engine = try await transport.connection(0)
+        let scripted = try await ScriptedClient()
+        let (client, engine) = (scripted.client, scripted.engine)
         let subscribing = Task { try await client.subscribe(FeedOptions(list: .archive, unreadOnly: true, limit: 3)) }
         let request = try await engine.answer(
             "feed.subscribe",
@@ -108,25 +104,26 @@ import WireProtocol
         #expect(snapshot.kind == .snapshot && snapshot.count == 1 && snapshot.total == 5 && snapshot.unread == Self.unread)
 
         // Only the counters changed (a muted chat got a message): no steps, new counters.
-        engine.push(#"{"jsonrpc":"2.0","method":"feed.batch","params":{"subscription":"s1","seq":1,"count":1,"total":6,"unread":{"chats":2,"messages":8,"unmutedChats":1,"unmutedMessages":3},"deletes":[],"inserts":[],"moves":[],"updates":[]}}"#)
+        engine.push(feedBatchLine(seq: 1, count: 1, total: 6, unread: #"{"chats":2,"messages":8,"unmutedChats":1,"unmutedMessages":3}"#))
         let countsOnly = try #require(try await iterator.next())
         #expect(countsOnly.steps.isEmpty && countsOnly.total == 6 && countsOnly.unread.messages == 8 && countsOnly.count == 1)
         await subscription.acknowledge(countsOnly)
 
-        engine.push(#"{"jsonrpc":"2.0","method":"feed.batch","params":{"subscription":"s1","seq":2,"count":2,"total":6,"unread":{"chats":3,"messages":9,"unmutedChats":2,"unmutedMessages":4},"deletes":[],"inserts":[{"index":0,"chat":\#(chatJSON("b"))}],"moves":[],"updates":[]}}"#)
+        engine.push(feedBatchLine(
+            seq: 2, count: 2, total: 6, unread: #"{"chats":3,"messages":9,"unmutedChats":2,"unmutedMessages":4}"#,
+            inserts: #"[{"index":0,"chat":\#(chatJSON("b"))}]"#))
         let inserted = try #require(try await iterator.next())
         #expect(inserted.chats.map(\.id) == ["b", "a"] && inserted.unread.unmutedMessages == 4)
 
-        engine.push(#"{"jsonrpc":"2.0","method":"feed.reset","params":{"subscription":"s1","seq":3,"count":0,"total":2,"unread":{"chats":0,"messages":0,"unmutedChats":0,"unmutedMessages":0},"items":[]}}"#)
+        engine.push(feedResetLine(seq: 3, total: 2))
         let reset = try #require(try await iterator.next())
         #expect(reset.kind == .reset && reset.total == 2 && reset.unread == UnreadCounters())
         await client.close()
     }
 
     @Test func aSubscriptionResumingFromSavedRowsSendsThemAndAnimatesTheCatchUp() async throws {
-        let transport = ScriptedTransport()
-        let client = try await ChatClient(transport: transport)
-        let engine = try await transport.connection(0)
+        let scripted = try await ScriptedClient()
+        let (client, engine) = (scripted.client, scripted.engine)
         let saved = [try chat("a"), try chat("b"), try chat("a", revision: 5)]
         let subscribing = Task { try await client.subscribe(FeedOptions(limit: 5), resumingFrom: saved) }
         let request = try await engine.next()
@@ -141,9 +138,8 @@ import WireProtocol
     }
 
     @Test func aResumeWhoseBatchesMissTheAnnouncedCountIsRefused() async throws {
-        let transport = ScriptedTransport()
-        let client = try await ChatClient(transport: transport)
-        let engine = try await transport.connection(0)
+        let scripted = try await ScriptedClient()
+        let (client, engine) = (scripted.client, scripted.engine)
         let subscribing = Task { try await client.subscribe(resumingFrom: [try chat("a")]) }
         try await engine.answer(
             "feed.subscribe",

@@ -92,3 +92,50 @@ final class ScriptedConnection: ChatfeedConnection {
 func chatJSON(_ id: String, revision: Int = 1, date: Int = 1000) -> String {
     #"{"id":"\#(id)","title":"\#(id)","createdAt":\#(date),"lastMessage":null,"lastMessageDate":\#(date),"unread":0,"revision":\#(revision)}"#
 }
+
+/// The setup of a scripted test: a client over a scripted engine, and that engine's first
+/// connection.
+struct ScriptedClient {
+    let transport = ScriptedTransport()
+    let client: ChatClient
+    let engine: ScriptedConnection
+
+    init() async throws {
+        client = try await ChatClient(transport: transport)
+        engine = try await transport.connection(0)
+    }
+
+    /// Subscribes, and answers the subscribe with `items` (chats' JSON) as `subscription`.
+    /// Returns the subscription and the request the client sent.
+    func subscribe(
+        _ options: FeedOptions = FeedOptions(), acknowledgement: AcknowledgementMode = .manual,
+        as subscription: String = "s1", items: [String]
+    ) async throws -> (subscription: FeedSubscription, request: JSONValue) {
+        let subscribing = Task { [client] in try await client.subscribe(options, acknowledgement: acknowledgement) }
+        let request = try await engine.answer("feed.subscribe", result: subscribeResult(subscription, items: items))
+        return (try await subscribing.value, request)
+    }
+}
+
+/// Unread counters of zero, as JSON.
+let zeroUnreadJSON = #"{"chats":0,"messages":0,"unmutedChats":0,"unmutedMessages":0}"#
+
+/// A `feed.subscribe` result with the list `items` (chats' JSON).
+func subscribeResult(_ subscription: String = "s1", total: Int? = nil, items: [String]) -> String {
+    #"{"subscription":"\#(subscription)","seq":0,"count":\#(items.count),"total":\#(total ?? items.count),"items":[\#(items.joined(separator: ","))]}"#
+}
+
+/// A `feed.batch` notification; the four arrays are JSON text.
+func feedBatchLine(
+    _ subscription: String = "s1", seq: Int, count: Int, total: Int? = nil, unread: String = zeroUnreadJSON,
+    deletes: String = "[]", inserts: String = "[]", moves: String = "[]", updates: String = "[]"
+) -> String {
+    #"{"jsonrpc":"2.0","method":"feed.batch","params":{"subscription":"\#(subscription)","seq":\#(seq),"count":\#(count),"total":\#(total ?? count),"unread":\#(unread),"deletes":\#(deletes),"inserts":\#(inserts),"moves":\#(moves),"updates":\#(updates)}}"#
+}
+
+/// A `feed.reset` notification with the list `items` (chats' JSON).
+func feedResetLine(
+    _ subscription: String = "s1", seq: Int, total: Int? = nil, unread: String = zeroUnreadJSON, items: [String] = []
+) -> String {
+    #"{"jsonrpc":"2.0","method":"feed.reset","params":{"subscription":"\#(subscription)","seq":\#(seq),"count":\#(items.count),"total":\#(total ?? items.count),"unread":\#(unread),"items":[\#(items.joined(separator: ","))]}}"#
+}
