@@ -93,7 +93,8 @@ public enum FeedError: Error, Hashable, Sendable, CustomStringConvertible {
     case invalidBatch(subscription: String, seq: Int64, violation: BatchRuleViolation)
     /// An update names another chat than the mirror has at its index.
     case updateOfAnotherRow(subscription: String, seq: Int64, index: Int, mirrored: String, received: String)
-    /// After applying a notification, the mirror has another number of rows than it announces.
+    /// After applying a notification (or, at seq 0, a resume's batches), the mirror has another
+    /// number of rows than it announces.
     case countMismatch(subscription: String, seq: Int64, announced: Int, mirrored: Int)
     /// A notification this client cannot read.
     case malformedNotification(subscription: String, reason: String)
@@ -109,7 +110,7 @@ public enum FeedError: Error, Hashable, Sendable, CustomStringConvertible {
         case .updateOfAnotherRow(let subscription, let seq, let index, let mirrored, let received):
             "subscription \(subscription), seq \(seq): update of row \(index) carries chat '\(received)' where the mirror has '\(mirrored)'"
         case .countMismatch(let subscription, let seq, let announced, let mirrored):
-            "subscription \(subscription), seq \(seq): the notification says \(announced) rows, the mirror has \(mirrored)"
+            "subscription \(subscription), seq \(seq): the \(seq == 0 ? "subscribe answer" : "notification") says \(announced) rows, the mirror has \(mirrored)"
         case .malformedNotification(let subscription, let reason):
             "subscription \(subscription): unreadable notification: \(reason)"
         case .resubscribeFailed(let reason):
