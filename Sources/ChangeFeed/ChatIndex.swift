@@ -68,6 +68,11 @@ public struct ChatIndex {
         keys(from: start, count: count, in: view).map { chatsByID[$0.id]! }
     }
 
+    /// The order key of the row of `view` at `index`, which must be in `0 ..< count(of: view)`. O(log n).
+    func key(at index: Int, in view: ChatListView) -> ChatOrderKey {
+        orders[Self.slot(of: view)].element(at: index)
+    }
+
     /// The order keys of `view` at indices `start ..< start + count` (fewer at the end).
     func keys(from start: Int, count: Int, in view: ChatListView) -> [ChatOrderKey] {
         let order = orders[Self.slot(of: view)]

@@ -109,8 +109,10 @@ public struct SubscriptionStats: Sendable, Equatable {
 public final class LiveFeed {
     public private(set) var index: ChatIndex
     public let options: FeedOptions
-    private var subscriptions: [String: Subscription] = [:]
-    private var subscriptionOrder: [String] = []
+    /// In subscription order: each event visits them all, by position.
+    private var subscriptions: [Subscription] = []
+    /// Where each subscription is in `subscriptions`.
+    private var positionByID: [String: Int] = [:]
     private var nextSubscriptionNumber = 1
 
     /// A feed over `chats` (in list order for the fastest start).
@@ -153,17 +155,18 @@ public final class LiveFeed {
         }
         nextSubscriptionNumber += 1
         subscription.lastCounts = counts(of: subscription, count: items.count)
-        subscriptions[id] = subscription
-        subscriptionOrder.append(id)
+        positionByID[id] = subscriptions.count
+        subscriptions.append(subscription)
         return FeedSnapshot(subscription: id, counts: subscription.lastCounts, items: items, batches: batches)
     }
 
     /// Ends a subscription; nothing more is sent to it.
     public func unsubscribe(_ id: String) throws(ChatError) {
-        guard subscriptions.removeValue(forKey: id) != nil else {
+        guard let position = positionByID.removeValue(forKey: id) else {
             throw .notFound(kind: "subscription", id: id)
         }
-        subscriptionOrder.removeAll { $0 == id }
+        subscriptions.remove(at: position)
+        for later in position..<subscriptions.count { positionByID[subscriptions[later].id] = later }
     }
 
     /// Acknowledges every notification of the subscription up to `seq`, and returns what may be
@@ -171,7 +174,8 @@ public final class LiveFeed {
     ///
     /// - Throws: `notFound` for an unknown subscription, `invalidParams` for a seq not yet sent.
     public func acknowledge(_ id: String, seq: Int) throws(ChatError) -> [FeedNotification] {
-        guard var subscription = subscriptions[id] else { throw .notFound(kind: "subscription", id: id) }
+        guard let position = positionByID[id] else { throw .notFound(kind: "subscription", id: id) }
+        var subscription = subscriptions[position]
         guard seq <= subscription.lastSentSeq, seq >= 0 else {
             throw .invalidParams(
                 field: "seq", reason: "\(seq) has not been sent on \(id) (the latest is \(subscription.lastSentSeq))")
@@ -179,7 +183,7 @@ public final class LiveFeed {
         subscription.lastAckedSeq = max(subscription.lastAckedSeq, seq)
         var notifications: [FeedNotification] = []
         drain(&subscription, into: &notifications)
-        subscriptions[id] = subscription
+        subscriptions[position] = subscription
         return notifications
     }
 
@@ -191,13 +195,13 @@ public final class LiveFeed {
     public func apply(_ changes: [ChatChange]) -> [FeedNotification] {
         for change in changes {
             let previous = index.apply(change)
-            for id in subscriptionOrder {
-                subscriptions[id]!.track(change.chatID, previous: previous)
+            for position in subscriptions.indices {
+                subscriptions[position].track(change.chatID, previous: previous, current: change.chat)
             }
         }
         var notifications: [FeedNotification] = []
-        for id in subscriptionOrder {
-            drain(&subscriptions[id]!, into: &notifications)
+        for position in subscriptions.indices {
+            drain(&subscriptions[position], into: &notifications)
         }
         return notifications
     }
@@ -210,21 +214,20 @@ public final class LiveFeed {
     public func reload(chats: [Chat]) -> [FeedNotification] {
         index = ChatIndex(chats: chats)
         var notifications: [FeedNotification] = []
-        for id in subscriptionOrder {
-            subscriptions[id]!.known = [:]
-            subscriptions[id]!.deferred = nil
-            subscriptions[id]!.resetPending = true
-            drain(&subscriptions[id]!, into: &notifications)
+        for position in subscriptions.indices {
+            subscriptions[position].known = [:]
+            subscriptions[position].deferred = nil
+            subscriptions[position].resetPending = true
+            drain(&subscriptions[position], into: &notifications)
         }
         return notifications
     }
 
     /// Every subscription's state, in subscription order.
     public var subscriptionStats: [SubscriptionStats] {
-        subscriptionOrder.map { id in
-            let subscription = subscriptions[id]!
-            return SubscriptionStats(
-                subscription: id, view: subscription.view, limit: subscription.limit, maxInFlight: subscription.maxInFlight,
+        subscriptions.map { subscription in
+            SubscriptionStats(
+                subscription: subscription.id, view: subscription.view, limit: subscription.limit, maxInFlight: subscription.maxInFlight,
                 lastSentSeq: subscription.lastSentSeq, lastAckedSeq: subscription.lastAckedSeq,
                 pendingChats: subscription.known.count, deferredPending: subscription.deferred != nil,
                 resetPending: subscription.resetPending)
@@ -263,7 +266,8 @@ public final class LiveFeed {
                     subscription: subscription.id, seq: subscription.lastSentSeq, counts: counts, items: items))
                 continue
             }
-            guard !subscription.known.isEmpty else { return }
+            guard !subscription.known.isEmpty || subscription.countsMayHaveChanged else { return }
+            subscription.countsMayHaveChanged = false
             let diff = WindowDiff(
                 index: index, view: subscription.view, known: subscription.known, limit: subscription.limit)
             subscription.clearKnown()
@@ -306,6 +310,9 @@ private struct Subscription {
     let maxPendingChats: Int?
     /// `known` outgrew `maxPendingChats`: it was dropped, and the next notification is a reset.
     var resetPending = false
+    /// A chat of the subscription's list changed since the last batch, so `total` or `unread`
+    /// may have, even when none of its rows did.
+    var countsMayHaveChanged = false
 
     init(id: String, view: ChatListView, limit: Int?, maxInFlight: Int, maxPendingChats: Int?) {
         self.id = id
@@ -330,10 +337,15 @@ private struct Subscription {
     /// The largest `known` table kept across batches.
     static let keptKnownCapacity = 64
 
-    /// Remembers what the subscriber last saw of a changed chat, unless a reset is due anyway.
-    /// A waiting window that outgrows its bound drops what it tracked and owes a reset. O(1).
-    mutating func track(_ chatID: String, previous: Chat?) {
-        guard !resetPending, known[chatID] == nil else { return }
+    /// Remembers what the subscriber last saw of a changed chat (`previous`, now `current`),
+    /// unless a reset is due anyway. A chat that is a row of the view neither before nor after is
+    /// not tracked: its list's counters are all it may change. A waiting window that outgrows its
+    /// bound drops what it tracked and owes a reset. O(1).
+    mutating func track(_ chatID: String, previous: Chat?, current: Chat?) {
+        guard !resetPending, previous?.list == view.list || current?.list == view.list else { return }
+        countsMayHaveChanged = true
+        guard previous.map(view.contains) == true || current.map(view.contains) == true,
+              known[chatID] == nil else { return }
         known[chatID] = KnownChat(chat: previous)
         if let maxPendingChats, known.count > maxPendingChats, !canSend {
             known = [:]

@@ -41,6 +41,74 @@ struct WindowDiff {
     }
 
     init(index: ChatIndex, view: ChatListView, known: [String: KnownChat], limit: Int?) {
+        switch known.count {
+        case 0:
+            self.init(unchangedRowsOf: index, view: view, limit: limit)
+        case 1:
+            let (id, was) = known.first!
+            self.init(index: index, view: view, changedID: id, was: was, limit: limit)
+        default:
+            self.init(index: index, view: view, changed: known, limit: limit)
+        }
+    }
+
+    /// No row changed: no batch, only the count.
+    private init(unchangedRowsOf index: ChatIndex, view: ChatListView, limit: Int?) {
+        newCount = min(limit ?? Int.max, index.count(of: view))
+    }
+
+    /// One changed chat (the common case of a subscriber that keeps up): the same batches as the
+    /// general case gives, from two ranks and at most one row crossing the window's edge,
+    /// without sorting or matching.
+    ///
+    /// - Complexity: O(log n).
+    private init(index: ChatIndex, view: ChatListView, changedID id: String, was: KnownChat, limit: Int?) {
+        let window = limit ?? Int.max
+        let rowCount = index.count(of: view)
+        newCount = min(window, rowCount)
+        let now = index.chat(id: id)
+        let wasKey = was.key(in: view)
+        let nowKey = now.flatMap { view.contains($0) ? $0.orderKey : nil }
+        // The old list is the current one with the chat put back where it was.
+        func oldRank(_ key: ChatOrderKey) -> Int {
+            var rank = index.rank(of: key, in: view)
+            if let nowKey, nowKey < key { rank -= 1 }
+            if let wasKey, wasKey < key { rank += 1 }
+            return rank
+        }
+        let oldIndex = wasKey.map(oldRank).flatMap { $0 < window ? $0 : nil }
+        let newIndex = nowKey.map { index.rank(of: $0, in: view) }.flatMap { $0 < window ? $0 : nil }
+        var deletes: [Int] = []
+        var inserts: [IndexedItem<Chat>] = []
+        var moves: [Move] = []
+        switch (oldIndex, newIndex) {
+        case (let old?, let new?):
+            if old != new { moves = [Move(from: old, to: new)] }
+            if was.chat != now { updates = Batch(updates: [IndexedItem(index: new, item: now!)]) }
+        case (let old?, nil):
+            deletes = [old]
+            // The row after the window's last comes in (the chat was in it, and is no longer).
+            if let limit, limit <= rowCount {
+                inserts = [IndexedItem(index: limit - 1, item: index.chat(id: index.key(at: limit - 1, in: view).id)!)]
+            }
+        case (nil, let new?):
+            inserts = [IndexedItem(index: new, item: now!)]
+            // The window's last row goes out (the chat came in from below it or from nowhere).
+            if let limit, limit <= rowCount - 1 + (wasKey == nil ? 0 : 1) {
+                deletes = [limit - 1]
+            }
+        case (nil, nil):
+            break
+        }
+        if !deletes.isEmpty || !inserts.isEmpty || !moves.isEmpty {
+            structural = Batch(deletes: deletes, inserts: inserts, moves: moves)
+        }
+    }
+
+    /// Any number of changed chats.
+    ///
+    /// - Complexity: O(d log n) for d changed chats.
+    private init(index: ChatIndex, view: ChatListView, changed known: [String: KnownChat], limit: Int?) {
         // Phase 1: the old list's ranks, from the index corrected by the changed chats.
         // Every changed chat as it is now, looked up once.
         var changed: [(id: String, was: KnownChat, now: Chat?, nowKey: ChatOrderKey?)] = []

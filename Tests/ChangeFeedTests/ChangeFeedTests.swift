@@ -67,8 +67,10 @@ struct ChangeFeedTests {
 
     /// With no acks needed, each group gives a structural batch and its deferred batch; only chats
     /// whose order key changed move, and the rows that stay are the rule's optimum.
-    @Test("moves are only of changed keys and at the optimum", arguments: [(11 as UInt64, nil as Int?), (12, 10), (13, 3)])
-    func optimalMoves(seed: UInt64, limit: Int?) throws {
+    @Test("moves are only of changed keys and at the optimum", arguments: [
+        (11 as UInt64, nil as Int?, 5), (12, 10, 5), (13, 3, 5), (14, nil, 1), (15, 10, 1), (16, 3, 1),
+    ])
+    func optimalMoves(seed: UInt64, limit: Int?, maxChanges: Int) throws {
         var generator = SeededGenerator(seed: seed)
         var stream = ChatStream()
         for _ in 0..<50 { _ = stream.nextChange(using: &generator) }
@@ -76,7 +78,7 @@ struct ChangeFeedTests {
         let snapshot = try feed.subscribe(limit: limit, maxInFlight: 0)
         var old = snapshot.items
         for _ in 0..<300 {
-            let notifications = feed.apply(stream.nextGroup(maxChanges: 5, using: &generator))
+            let notifications = feed.apply(stream.nextGroup(maxChanges: maxChanges, using: &generator))
             let new = Array(stream.list.prefix(limit ?? .max))
             var batches: [Batch<Chat>] = []
             // Empty batches only carry new counts (a change in the archive, for one).
@@ -212,11 +214,12 @@ struct FeedPreferenceTests {
 struct ChatListFeedTests {
     /// Subscriptions on both lists, whole, windowed and unread-only, all at once, under random
     /// changes with pins, archiving and mute: every notification passes the UIKit model and carries
-    /// counts equal to a recount; once acked, each mirror equals its view.
+    /// counts equal to a recount; once acked, each mirror equals its view. Groups of one change
+    /// with no acks needed take the single-chat path of every batch.
     @Test("every view's mirror follows it, with counts equal to a recount", arguments: [
-        (21 as UInt64, 0), (22, 1), (23, 2), (24, 0), (25, 1),
+        (21 as UInt64, 0, 4), (22, 1, 4), (23, 2, 4), (24, 0, 4), (25, 1, 4), (26, 0, 1), (27, 0, 1), (28, 1, 1),
     ])
-    func views(seed: UInt64, maxInFlight: Int) throws {
+    func views(seed: UInt64, maxInFlight: Int, maxChanges: Int) throws {
         var generator = SeededGenerator(seed: seed)
         var stream = ChatStream()
         for _ in 0..<60 { _ = stream.nextChange(using: &generator) }
@@ -239,7 +242,7 @@ struct ChatListFeedTests {
             }
         }
         for _ in 0..<300 {
-            try deliver(feed.apply(stream.nextGroup(maxChanges: 4, using: &generator)))
+            try deliver(feed.apply(stream.nextGroup(maxChanges: maxChanges, using: &generator)))
             for position in mirrors.indices where Int.random(in: 0..<3, using: &generator) == 0 && mirrors[position].mirror.lastSeq > 0 {
                 let mirror = mirrors[position].mirror
                 try deliver(try feed.acknowledge(mirror.subscription, seq: mirror.lastSeq))
