@@ -38,7 +38,14 @@ public struct ChatIndex {
 
     /// Number of rows of `view`. O(1).
     @inlinable
-    public func count(of view: ChatListView) -> Int { orders[Self.slot(of: view)].count }
+    public func count(of view: ChatListView) -> Int { withOrder(of: view) { $0.count } }
+
+    /// Calls `body` with the order of `view` in place: reading `orders[slot]` would copy the set,
+    /// retaining and releasing each of its arrays, on every lookup.
+    @inlinable
+    func withOrder<Result>(of view: ChatListView, _ body: (borrowing RankedSet<ChatOrderKey>) -> Result) -> Result {
+        orders.withUnsafeBufferPointer { body($0[Self.slot(of: view)]) }
+    }
 
     /// The size and unread counters of `list`. O(1).
     @inlinable
@@ -52,13 +59,13 @@ public struct ChatIndex {
     @inlinable
     public func index(of id: String, in view: ChatListView = .main) -> Int? {
         guard let chat = chatsByID[id], view.contains(chat) else { return nil }
-        return orders[Self.slot(of: view)].rank(of: chat.orderKey)
+        return withOrder(of: view) { $0.rank(of: chat.orderKey) }
     }
 
     /// How many rows of `view` come before `key` (`key` need not be present). O(log n).
     @inlinable
     public func rank(of key: ChatOrderKey, in view: ChatListView = .main) -> Int {
-        orders[Self.slot(of: view)].rank(of: key)
+        withOrder(of: view) { $0.rank(of: key) }
     }
 
     /// The rows of `view` at indices `start ..< start + count` (fewer at the end of the list).
@@ -70,14 +77,15 @@ public struct ChatIndex {
 
     /// The order key of the row of `view` at `index`, which must be in `0 ..< count(of: view)`. O(log n).
     func key(at index: Int, in view: ChatListView) -> ChatOrderKey {
-        orders[Self.slot(of: view)].element(at: index)
+        withOrder(of: view) { $0.element(at: index) }
     }
 
     /// The order keys of `view` at indices `start ..< start + count` (fewer at the end).
     func keys(from start: Int, count: Int, in view: ChatListView) -> [ChatOrderKey] {
-        let order = orders[Self.slot(of: view)]
-        guard start < order.count, count > 0 else { return [] }
-        return order.elements(from: max(0, start), count: count)
+        withOrder(of: view) { order in
+            guard start < order.count, count > 0 else { return [] }
+            return order.elements(from: max(0, start), count: count)
+        }
     }
 
     /// Applies one committed change and returns the chat as it was before (nil if it was absent).
@@ -85,19 +93,26 @@ public struct ChatIndex {
     /// - Complexity: O(log n) per view the chat is or was a row of.
     @discardableResult
     public mutating func apply(_ change: ChatChange) -> Chat? {
-        let previous = chatsByID[change.chatID]
         let current = change.chat
+        let previous: Chat?
+        if let current {
+            previous = chatsByID.updateValue(current, forKey: change.chatID)
+        } else {
+            previous = chatsByID.removeValue(forKey: change.chatID)
+        }
+        let previousKey = previous?.orderKey
+        let currentKey = current?.orderKey
+        let keyChanged = previousKey != currentKey
         for view in ChatListView.all {
             let was = previous.map(view.contains) ?? false
             let now = current.map(view.contains) ?? false
             guard was || now else { continue }
             let slot = Self.slot(of: view)
-            if was, !now || previous!.orderKey != current!.orderKey { orders[slot].remove(previous!.orderKey) }
-            if now, !was || previous!.orderKey != current!.orderKey { orders[slot].insert(current!.orderKey) }
+            if was, !now || keyChanged { orders[slot].remove(previousKey!) }
+            if now, !was || keyChanged { orders[slot].insert(currentKey!) }
         }
         if let previous { listCounters[Self.slot(of: previous.list)].add(previous, sign: -1) }
         if let current { listCounters[Self.slot(of: current.list)].add(current) }
-        chatsByID[change.chatID] = current
         return previous
     }
 }

@@ -276,7 +276,7 @@ public final class LiveFeed {
             subscription.lastCounts = counts
             subscription.lastSentSeq += 1
             let seq = subscription.lastSentSeq
-            if options.resetRule.prefersReset(over: [diff.structural, diff.updates].compactMap { $0 }, rows: diff.newCount) {
+            if options.resetRule.prefersReset(over: diff.structural, diff.updates, rows: diff.newCount) {
                 let items = snapshot(of: subscription)
                 notifications.append(.reset(subscription: subscription.id, seq: seq, counts: counts, items: items))
             } else if let structural = diff.structural {

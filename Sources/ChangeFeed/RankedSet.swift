@@ -10,6 +10,8 @@
 ///   block `i` less than every element of block `i + 1`; no block is empty.
 /// - `maxes`: the last (greatest) element of each block, so that finding a value's block is a
 ///   binary search over one contiguous array instead of one cache miss per block visited.
+/// - `sizes`: the size of each block, so that rebuilding the tree reads one contiguous array
+///   instead of visiting every block's buffer.
 /// - `tree`: a Fenwick (binary indexed) tree over the block sizes, giving the number of elements
 ///   before a block, and the block holding a rank, in O(log B) for B blocks.
 ///
@@ -37,7 +39,9 @@ public struct RankedSet<Element: Comparable> {
     @usableFromInline var blocks: [[Element]]
     /// `maxes[i] == blocks[i].last!`.
     @usableFromInline var maxes: [Element]
-    /// Fenwick tree over `blocks[i].count`, 1-based: `tree.count == blocks.count + 1`.
+    /// `sizes[i] == blocks[i].count`.
+    @usableFromInline var sizes: [Int]
+    /// Fenwick tree over `sizes`, 1-based: `tree.count == blocks.count + 1`.
     @usableFromInline var tree: [Int]
     /// The number of elements.
     @usableFromInline var _count: Int
@@ -45,7 +49,7 @@ public struct RankedSet<Element: Comparable> {
     @usableFromInline let blockSize: Int
 
     /// The default load factor, tuned for elements of a few dozen bytes such as `ChatOrderKey`.
-    public static var defaultBlockSize: Int { 512 }
+    public static var defaultBlockSize: Int { 128 }
 
     /// An empty set.
     ///
@@ -70,6 +74,7 @@ public struct RankedSet<Element: Comparable> {
         precondition(blockSize >= 4, "RankedSet: blockSize must be at least 4")
         self.blocks = []
         self.maxes = []
+        self.sizes = []
         self.tree = [0]
         self._count = 0
         self.blockSize = blockSize
@@ -125,6 +130,7 @@ public struct RankedSet<Element: Comparable> {
             maxes.append(last)
             blocks.append(current)
         }
+        sizes = blocks.map(\.count)
         _count = blocks.count == 0 ? 0 : (blocks.count - 1) * blockSize + blocks[blocks.count - 1].count
         rebuildTree()
     }
@@ -244,6 +250,7 @@ public struct RankedSet<Element: Comparable> {
             block.append(element)
             blocks.append(block)
             maxes.append(element)
+            sizes.append(1)
             _count = 1
             rebuildTree()
             return true
@@ -262,7 +269,8 @@ public struct RankedSet<Element: Comparable> {
             blocks[b].insert(element, at: i)
         }
         _count += 1
-        if blocks[b].count > 2 * blockSize {
+        sizes[b] += 1
+        if sizes[b] > 2 * blockSize {
             split(b)
         } else {
             treeAdd(b, 1)
@@ -305,6 +313,7 @@ public struct RankedSet<Element: Comparable> {
     public mutating func removeAll() {
         blocks = []
         maxes = []
+        sizes = []
         tree = [0]
         _count = 0
     }
@@ -316,10 +325,12 @@ public struct RankedSet<Element: Comparable> {
     mutating func removeElement(block b: Int, offset: Int) {
         blocks[b].remove(at: offset)
         _count -= 1
-        let remaining = blocks[b].count
+        sizes[b] -= 1
+        let remaining = sizes[b]
         if remaining == 0 {
             blocks.remove(at: b)
             maxes.remove(at: b)
+            sizes.remove(at: b)
             rebuildTree()
             return
         }
@@ -387,6 +398,8 @@ public struct RankedSet<Element: Comparable> {
         maxes[b] = lower[half - 1]
         blocks.insert(upper, at: b + 1)
         maxes.insert(upperMax, at: b + 1)
+        sizes[b] = half
+        sizes.insert(count - half, at: b + 1)
         rebuildTree()
     }
 
@@ -397,17 +410,18 @@ public struct RankedSet<Element: Comparable> {
         let left = b > 0 ? b - 1 : b
         let moved = blocks.remove(at: left + 1)
         let movedMax = maxes.remove(at: left + 1)
+        sizes[left] += sizes.remove(at: left + 1)
         blocks[left].reserveCapacity(blocks[left].count + moved.count)  // exactly, not doubled
         blocks[left].append(contentsOf: moved)
         maxes[left] = movedMax
-        if blocks[left].count > 2 * blockSize {
+        if sizes[left] > 2 * blockSize {
             split(left)  // rebuilds the tree
         } else {
             rebuildTree()
         }
     }
 
-    /// Rebuilds the Fenwick tree from the block sizes.
+    /// Rebuilds the Fenwick tree from `sizes`.
     ///
     /// - Complexity: O(B).
     @inlinable
@@ -419,10 +433,10 @@ public struct RankedSet<Element: Comparable> {
             tree = Array(repeating: 0, count: n + 1)
         }
         guard n > 0 else { return }
-        blocks.withUnsafeBufferPointer { blocks in
+        sizes.withUnsafeBufferPointer { sizes in
             tree.withUnsafeMutableBufferPointer { t in
                 for i in 1...n {
-                    t[i] += blocks[i - 1].count
+                    t[i] += sizes[i - 1]
                     let parent = i + (i & -i)
                     if parent <= n { t[parent] += t[i] }
                 }
@@ -543,6 +557,7 @@ extension RankedSet {
         var problems: [String] = []
         if blocks.count != maxes.count { problems.append("maxes out of step with blocks") }
         if tree.count != blocks.count + 1 { problems.append("tree out of step with blocks") }
+        if sizes != blocks.map(\.count) { problems.append("sizes out of step with blocks") }
         if !problems.isEmpty { return problems }
         var total = 0
         var previous: Element? = nil

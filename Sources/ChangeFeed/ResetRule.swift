@@ -41,7 +41,15 @@ public struct ResetRule: Sendable, Hashable {
     /// larger than `threshold` × a reset of the `rows` chats of the list they lead to, so that a
     /// reset should be sent instead. O(number of batches).
     public func prefersReset<Item>(over batches: [Batch<Item>], rows: Int) -> Bool {
-        let batchBytes = batches.reduce(0) { $0 + Self.estimatedBytes(of: $1) }
-        return Double(batchBytes) > threshold * Double(Self.estimatedResetBytes(rows: rows))
+        prefersReset(batchBytes: batches.reduce(0) { $0 + Self.estimatedBytes(of: $1) }, rows: rows)
+    }
+
+    /// `prefersReset(over:rows:)` for a structural batch and its deferred batch, either absent. O(1).
+    public func prefersReset<Item>(over structural: Batch<Item>?, _ updates: Batch<Item>?, rows: Int) -> Bool {
+        prefersReset(batchBytes: (structural.map(Self.estimatedBytes) ?? 0) + (updates.map(Self.estimatedBytes) ?? 0), rows: rows)
+    }
+
+    private func prefersReset(batchBytes: Int, rows: Int) -> Bool {
+        Double(batchBytes) > threshold * Double(Self.estimatedResetBytes(rows: rows))
     }
 }

@@ -32,10 +32,10 @@ public struct ChatOrderKey: Hashable, Sendable, Comparable, CustomStringConverti
 /// Compares two strings by their UTF-8 bytes, as SQLite's BINARY collation does.
 @inlinable
 public func bytewiseLess(_ lhs: String, _ rhs: String) -> Bool {
-    var lhs = lhs
-    var rhs = rhs
-    return lhs.withUTF8 { l in
-        rhs.withUTF8 { r in
+    // In place, without the copies `withUTF8` (a mutating method) would need; every native
+    // string has contiguous UTF-8.
+    let inPlace = lhs.utf8.withContiguousStorageIfAvailable { l in
+        rhs.utf8.withContiguousStorageIfAvailable { r in
             let common = min(l.count, r.count)
             if common > 0, let lb = l.baseAddress, let rb = r.baseAddress {
                 let order = memcmpBytes(lb, rb, common)
@@ -44,6 +44,7 @@ public func bytewiseLess(_ lhs: String, _ rhs: String) -> Bool {
             return l.count < r.count
         }
     }
+    return (inPlace ?? nil) ?? lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
 }
 
 @inlinable

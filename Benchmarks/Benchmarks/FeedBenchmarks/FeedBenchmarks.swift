@@ -82,6 +82,11 @@ final class ListsFeed: @unchecked Sendable {
     }
 
     func nextEvent() -> [FeedNotification] {
+        feed.apply(makeEvent())
+    }
+
+    /// The next event, not applied: making it alone is the baseline of the figures above.
+    func makeEvent() -> [ChatChange] {
         step += 1
         // feed.index is read in place: a copy held across apply would copy the whole index.
         var chat: Chat
@@ -98,7 +103,7 @@ final class ListsFeed: @unchecked Sendable {
             chat.unread = 0
         }
         chat.revision += 1
-        return feed.apply([ChatChange(chatID: chat.id, chat: chat)])
+        return [ChatChange(chatID: chat.id, chat: chat)]
     }
 }
 
@@ -172,6 +177,24 @@ let benchmarks: @Sendable () -> Void = {
     // Chat lists: the same mixed events (a message to main's bottom chat, one to archive's, main's
     // top unread chat read) with one subscription to main (the baseline) and with subscriptions to
     // main, archive and main's unread-only view at once; full lists and top-50 windows.
+    // Baselines of the same events in the same process: making them without applying them, and
+    // applying them with no subscription (the index alone).
+    Benchmark("ChangeFeed 1M lists, baseline: mixed event made, not applied", configuration: perEvent) {
+        benchmark, live in
+        for _ in benchmark.scaledIterations {
+            blackHole(live.makeEvent())
+        }
+    } setup: {
+        ListsFeed(views: [], limit: nil)
+    }
+    Benchmark("ChangeFeed 1M lists, no subscription: mixed event, index only", configuration: perEvent) {
+        benchmark, live in
+        for _ in benchmark.scaledIterations {
+            blackHole(live.nextEvent())
+        }
+    } setup: {
+        ListsFeed(views: [], limit: nil)
+    }
     for (name, limit) in [("full lists", nil as Int?), ("top-50 windows", 50)] {
         for (label, views) in [
             ("main only", [ChatListView.main]),
