@@ -49,7 +49,7 @@ public struct RankedSet<Element: Comparable> {
     @usableFromInline let blockSize: Int
 
     /// The default load factor, tuned for elements of a few dozen bytes such as `ChatOrderKey`.
-    public static var defaultBlockSize: Int { 128 }
+    public static var defaultBlockSize: Int { 256 }
 
     /// An empty set.
     ///
