@@ -258,6 +258,7 @@ public final class LiveFeed {
             }
             if subscription.resetPending {
                 subscription.resetPending = false
+                subscription.countsMayHaveChanged = false
                 subscription.lastSentSeq += 1
                 let items = snapshot(of: subscription)
                 let counts = counts(of: subscription, count: items.count)
