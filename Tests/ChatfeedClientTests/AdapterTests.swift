@@ -5,7 +5,7 @@ import ListDiff
 import Testing
 
 /// The adapter alone, with hand-made updates and the fake view.
-@MainActor @Suite struct AdapterTests {
+@MainActor @Suite(.timeLimit(.minutes(1))) struct AdapterTests {
     static func chat(_ id: String, revision: Int64 = 1) -> Chat {
         Chat(id: id, title: id, createdAt: 0, lastMessage: nil, lastMessageDate: 0, unread: revision - 1, revision: revision)
     }
