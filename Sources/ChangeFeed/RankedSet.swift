@@ -6,8 +6,11 @@
 ///
 /// ## Design
 /// A two-level blocked sorted array (the layout of Python's `sortedcontainers.SortedList`):
-/// - `blocks`: sorted arrays of about `blockSize` elements each (256 by default), every element of
-///   block `i` less than every element of block `i + 1`; no block is empty.
+/// - `blocks`: arrays of about `blockSize` elements each (256 by default), every element of
+///   block `i` less than every element of block `i + 1`; no block is empty. Each block is stored
+///   greatest first (descending), so that the least elements — the top of a chat list, where a
+///   chat with a new message goes, and where the chats that get messages are — are at the end of
+///   the first block's buffer: inserting or removing there shifts only the elements after it.
 /// - `maxes`: the last (greatest) element of each block, so that finding a value's block is a
 ///   binary search over one contiguous array instead of one cache miss per block visited.
 /// - `sizes`: the size of each block, so that rebuilding the tree reads one contiguous array
@@ -35,9 +38,9 @@
 ///
 /// Not thread-safe for concurrent mutation (like any value); it is `Sendable` when its elements are.
 public struct RankedSet<Element: Comparable> {
-    /// Sorted, non-empty blocks; concatenated they are the whole set in order.
+    /// Non-empty blocks, each in descending order; block `i` holds ranks before block `i + 1`'s.
     @usableFromInline var blocks: [[Element]]
-    /// `maxes[i] == blocks[i].last!`.
+    /// `maxes[i] == blocks[i].first!`, the greatest element of block `i`.
     @usableFromInline var maxes: [Element]
     /// `sizes[i] == blocks[i].count`.
     @usableFromInline var sizes: [Int]
@@ -121,6 +124,7 @@ public struct RankedSet<Element: Comparable> {
             current.append(element)
             if current.count == blockSize {
                 maxes.append(element)
+                current.reverse()
                 blocks.append(current)
                 current = []
                 current.reserveCapacity(blockSize)
@@ -128,6 +132,7 @@ public struct RankedSet<Element: Comparable> {
         }
         if let last = current.last {
             maxes.append(last)
+            current.reverse()
             blocks.append(current)
         }
         sizes = blocks.map(\.count)
@@ -153,7 +158,7 @@ public struct RankedSet<Element: Comparable> {
     ///
     /// - Complexity: O(1).
     @inlinable
-    public var first: Element? { blocks.first?.first }
+    public var first: Element? { blocks.first?.last }
 
     /// The greatest element (rank `count - 1`), or nil when the set is empty.
     ///
@@ -171,8 +176,8 @@ public struct RankedSet<Element: Comparable> {
         let b = blockIndex(for: element)
         if b == blocks.count { return false }
         return blocks[b].withUnsafeBufferPointer { block in
-            let i = Self.lowerBound(block, element)
-            return !(element < block[i])  // i < block.count because maxes[b] >= element
+            // The least element not less than `element`; there is one because maxes[b] >= element.
+            !(element < block[block.count - 1 - Self.lessCount(block, element)])
         }
     }
 
@@ -184,7 +189,7 @@ public struct RankedSet<Element: Comparable> {
     public func rank(of element: Element) -> Int {
         let b = blockIndex(for: element)
         if b == blocks.count { return _count }
-        let inBlock = blocks[b].withUnsafeBufferPointer { Self.lowerBound($0, element) }
+        let inBlock = blocks[b].withUnsafeBufferPointer { Self.lessCount($0, element) }
         return prefixCount(blocks: b) + inBlock
     }
 
@@ -195,7 +200,7 @@ public struct RankedSet<Element: Comparable> {
     public func element(at rank: Int) -> Element {
         precondition(rank >= 0 && rank < _count, "RankedSet.element(at:): rank out of range")
         let (b, offset) = locate(rank)
-        return blocks[b][offset]
+        return blocks[b][sizes[b] - 1 - offset]
     }
 
     /// Up to `count` elements in sorted order starting at `rank` (fewer when the set ends first):
@@ -215,7 +220,8 @@ public struct RankedSet<Element: Comparable> {
         while result.count < wanted {
             let block = blocks[b]
             let take = Swift.min(block.count - offset, wanted - result.count)
-            result.append(contentsOf: block[offset..<(offset + take)])
+            // Ranks offset ..< offset + take of the block, stored in descending order.
+            result.append(contentsOf: block[(block.count - offset - take)..<(block.count - offset)].reversed())
             b += 1
             offset = 0
         }
@@ -257,14 +263,16 @@ public struct RankedSet<Element: Comparable> {
         }
         var b = blockIndex(for: element)
         if b == blocks.count {
-            // Greater than everything: append to the last block.
+            // Greater than everything: the front of the last block.
             b -= 1
             reserveForOneMore(b)
-            blocks[b].append(element)
+            blocks[b].insert(element, at: 0)
             maxes[b] = element
         } else {
-            let i = blocks[b].withUnsafeBufferPointer { Self.lowerBound($0, element) }
-            if !(element < blocks[b][i]) { return false }  // already present
+            // The elements less than `element` are the buffer's last `less`; it goes before them.
+            let less = blocks[b].withUnsafeBufferPointer { Self.lessCount($0, element) }
+            let i = sizes[b] - less
+            if !(element < blocks[b][i - 1]) { return false }  // already present
             reserveForOneMore(b)
             blocks[b].insert(element, at: i)
         }
@@ -287,9 +295,10 @@ public struct RankedSet<Element: Comparable> {
     public mutating func remove(_ element: Element) -> Bool {
         let b = blockIndex(for: element)
         if b == blocks.count { return false }
-        let i = blocks[b].withUnsafeBufferPointer { Self.lowerBound($0, element) }
+        let less = blocks[b].withUnsafeBufferPointer { Self.lessCount($0, element) }
+        let i = sizes[b] - 1 - less
         if element < blocks[b][i] { return false }  // not present
-        removeElement(block: b, offset: i)
+        removeElement(block: b, at: i)
         return true
     }
 
@@ -301,8 +310,9 @@ public struct RankedSet<Element: Comparable> {
     public mutating func remove(at rank: Int) -> Element {
         precondition(rank >= 0 && rank < _count, "RankedSet.remove(at:): rank out of range")
         let (b, offset) = locate(rank)
-        let element = blocks[b][offset]
-        removeElement(block: b, offset: offset)
+        let i = sizes[b] - 1 - offset
+        let element = blocks[b][i]
+        removeElement(block: b, at: i)
         return element
     }
 
@@ -320,10 +330,10 @@ public struct RankedSet<Element: Comparable> {
 
     // MARK: - Internals
 
-    /// Removes `blocks[b][offset]` and rebalances.
+    /// Removes `blocks[b][i]` (`i` a buffer index, not a rank) and rebalances.
     @inlinable
-    mutating func removeElement(block b: Int, offset: Int) {
-        blocks[b].remove(at: offset)
+    mutating func removeElement(block b: Int, at i: Int) {
+        blocks[b].remove(at: i)
         _count -= 1
         sizes[b] -= 1
         let remaining = sizes[b]
@@ -334,8 +344,8 @@ public struct RankedSet<Element: Comparable> {
             rebuildTree()
             return
         }
-        if offset == remaining {
-            maxes[b] = blocks[b][remaining - 1]
+        if i == 0 {
+            maxes[b] = blocks[b][0]
         }
         if remaining < blockSize / 2 && blocks.count > 1 {
             merge(b)
@@ -351,7 +361,26 @@ public struct RankedSet<Element: Comparable> {
         maxes.withUnsafeBufferPointer { Self.lowerBound($0, element) }
     }
 
-    /// The index of the first element of `buffer` that is not less than `element`.
+    /// The number of elements of `buffer`, a block in descending order, that are less than
+    /// `element`: they are its last ones.
+    @inlinable
+    static func lessCount(_ buffer: UnsafeBufferPointer<Element>, _ element: Element) -> Int {
+        var low = 0
+        var size = buffer.count
+        while size > 0 {
+            let half = size / 2
+            let middle = low + half
+            if buffer[middle] < element {
+                size = half
+            } else {
+                low = middle + 1
+                size -= half + 1
+            }
+        }
+        return buffer.count - low
+    }
+
+    /// The index of the first element of `buffer`, in ascending order, that is not less than `element`.
     @inlinable
     static func lowerBound(_ buffer: UnsafeBufferPointer<Element>, _ element: Element) -> Int {
         var low = 0
@@ -387,15 +416,16 @@ public struct RankedSet<Element: Comparable> {
         let count = blocks[b].count
         let half = count / 2
         let room = blockSize / 2
+        // The lower ranks are the buffer's last `half` elements.
         var lower: [Element] = []
         lower.reserveCapacity(half + room)
-        lower.append(contentsOf: blocks[b][..<half])
+        lower.append(contentsOf: blocks[b][(count - half)...])
         var upper: [Element] = []
         upper.reserveCapacity(count - half + room)
-        upper.append(contentsOf: blocks[b][half...])
+        upper.append(contentsOf: blocks[b][..<(count - half)])
         blocks[b] = lower
         let upperMax = maxes[b]
-        maxes[b] = lower[half - 1]
+        maxes[b] = lower[0]
         blocks.insert(upper, at: b + 1)
         maxes.insert(upperMax, at: b + 1)
         sizes[b] = half
@@ -411,8 +441,12 @@ public struct RankedSet<Element: Comparable> {
         let moved = blocks.remove(at: left + 1)
         let movedMax = maxes.remove(at: left + 1)
         sizes[left] += sizes.remove(at: left + 1)
-        blocks[left].reserveCapacity(blocks[left].count + moved.count)  // exactly, not doubled
-        blocks[left].append(contentsOf: moved)
+        // Descending: the greater block's elements come first.
+        var merged: [Element] = []
+        merged.reserveCapacity(sizes[left])  // exactly, not doubled
+        merged.append(contentsOf: moved)
+        merged.append(contentsOf: blocks[left])
+        blocks[left] = merged
         maxes[left] = movedMax
         if sizes[left] > 2 * blockSize {
             split(left)  // rebuilds the tree
@@ -515,7 +549,7 @@ extension RankedSet: Sequence {
         public mutating func next() -> Element? {
             guard block < blocks.count else { return nil }
             let current = blocks[block]
-            let element = current[offset]
+            let element = current[current.count - 1 - offset]
             offset += 1
             if offset == current.count {
                 block += 1
@@ -562,13 +596,13 @@ extension RankedSet {
         var total = 0
         var previous: Element? = nil
         for (b, block) in blocks.enumerated() {
-            guard let last = block.last else {
+            guard let greatest = block.first else {
                 problems.append("empty block \(b)")
                 continue
             }
             if block.count > 2 * blockSize { problems.append("oversized block \(b): \(block.count)") }
-            if last < maxes[b] || maxes[b] < last { problems.append("stale max of block \(b)") }
-            for element in block {
+            if greatest < maxes[b] || maxes[b] < greatest { problems.append("stale max of block \(b)") }
+            for element in block.reversed() {
                 if let previous, !(previous < element) {
                     problems.append("not strictly increasing in block \(b)")
                 }

@@ -38,6 +38,7 @@ final class FeedIndex: @unchecked Sendable {
 final class BumpedFeed: @unchecked Sendable {
     let feed: LiveFeed
     var now: Int64 = newestDate
+    var rng = SplitMix64(seed: 7)
 
     init(limit: Int?) {
         let chats = (0..<chatCount).map {
@@ -50,7 +51,16 @@ final class BumpedFeed: @unchecked Sendable {
 
     /// The bottom chat gets a message: it moves to the top and changes.
     func bumpBottom() -> [FeedNotification] {
-        var chat = feed.index.chats(from: feed.index.count - 1, count: 1)[0]
+        bump(rank: feed.index.count - 1)
+    }
+
+    /// A chat among the 100 most recent gets a message (where a messenger's traffic is).
+    func bumpRecent() -> [FeedNotification] {
+        bump(rank: Int(rng.next() % 100))
+    }
+
+    private func bump(rank: Int) -> [FeedNotification] {
+        var chat = feed.index.chats(from: rank, count: 1)[0]
         now += 1
         chat.lastMessageDate = now
         chat.lastMessage = LastMessage(id: "m\(now)", sender: "ann", text: "hi", sentAt: now)
@@ -150,6 +160,21 @@ let benchmarks: @Sendable () -> Void = {
         FeedIndex()
     }
 
+    // Same, for a chat among the 100 most recent (where a messenger's traffic is).
+    Benchmark("RankedSet 1M: bump one of the top 100 to top (element(at:)+remove+insert+rank)", configuration: perEvent) {
+        benchmark, index in
+        for _ in benchmark.scaledIterations {
+            let chat = index.set.element(at: Int(index.rng.next() % 100))
+            index.set.remove(chat)
+            index.now += 1
+            let bumped = ChatOrderKey(lastMessageDate: index.now, id: chat.id)
+            index.set.insert(bumped)
+            blackHole(index.set.rank(of: bumped))
+        }
+    } setup: {
+        FeedIndex()
+    }
+
     // Lookups alone: rank of a random member and the element at a random rank.
     Benchmark("RankedSet 1M: rank(of:) + element(at:) of a random chat", configuration: perEvent) {
         benchmark, index in
@@ -168,6 +193,14 @@ let benchmarks: @Sendable () -> Void = {
             benchmark, live in
             for _ in benchmark.scaledIterations {
                 blackHole(live.bumpBottom())
+            }
+        } setup: {
+            BumpedFeed(limit: limit)
+        }
+        Benchmark("ChangeFeed 1M, \(name) subscription: one of the top 100 bumped to the top, batches out", configuration: perEvent) {
+            benchmark, live in
+            for _ in benchmark.scaledIterations {
+                blackHole(live.bumpRecent())
             }
         } setup: {
             BumpedFeed(limit: limit)
