@@ -113,27 +113,29 @@ public struct RankedSet<Element: Comparable> {
             blocks.reserveCapacity(blockCount)
             maxes.reserveCapacity(blockCount)
         }
-        var current: [Element] = []
-        current.reserveCapacity(blockSize)
+        var elements = sorted.makeIterator()
         var previous: Element? = nil
-        for element in sorted {
-            if let previous {
-                precondition(previous < element, "RankedSet(sorted:): elements must be strictly increasing")
+        while true {
+            // Each block is filled from its end, greatest last in, so that it is in descending
+            // order without a second pass; a short last block is moved to the buffer's start.
+            let block = [Element](unsafeUninitializedCapacity: blockSize) { buffer, initializedCount in
+                let base = buffer.baseAddress!
+                var free = blockSize
+                while free > 0, let element = elements.next() {
+                    if let previous {
+                        precondition(previous < element, "RankedSet(sorted:): elements must be strictly increasing")
+                    }
+                    previous = element
+                    free -= 1
+                    (base + free).initialize(to: element)
+                }
+                if free > 0 { base.moveInitialize(from: base + free, count: blockSize - free) }
+                initializedCount = blockSize - free
             }
-            previous = element
-            current.append(element)
-            if current.count == blockSize {
-                maxes.append(element)
-                current.reverse()
-                blocks.append(current)
-                current = []
-                current.reserveCapacity(blockSize)
-            }
-        }
-        if let last = current.last {
-            maxes.append(last)
-            current.reverse()
-            blocks.append(current)
+            guard let greatest = block.first else { break }
+            maxes.append(greatest)
+            blocks.append(block)
+            if block.count < blockSize { break }
         }
         sizes = blocks.map(\.count)
         _count = blocks.count == 0 ? 0 : (blocks.count - 1) * blockSize + blocks[blocks.count - 1].count
