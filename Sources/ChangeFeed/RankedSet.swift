@@ -11,7 +11,7 @@
 ///   greatest first (descending), so that the least elements — the top of a chat list, where a
 ///   chat with a new message goes, and where the chats that get messages are — are at the end of
 ///   the first block's buffer: inserting or removing there shifts only the elements after it.
-/// - `maxes`: the last (greatest) element of each block, so that finding a value's block is a
+/// - `maxes`: the greatest element of each block (its first), so that finding a value's block is a
 ///   binary search over one contiguous array instead of one cache miss per block visited.
 /// - `sizes`: the size of each block, so that rebuilding the tree reads one contiguous array
 ///   instead of visiting every block's buffer.
