@@ -31,6 +31,16 @@ final class FeedIndex: @unchecked Sendable {
         set = RankedSet(sorted: sortedKeys())
         now = newestDate
     }
+
+    /// The chat at `rank` gets a message: it moves to the top. Returns its new rank (0).
+    func bump(rank: Int) -> Int {
+        let chat = set.element(at: rank)
+        set.remove(chat)
+        now += 1
+        let bumped = ChatOrderKey(lastMessageDate: now, id: chat.id)
+        set.insert(bumped)
+        return set.rank(of: bumped)
+    }
 }
 
 /// A feed of `chatCount` chats with one subscription that needs no acks, so every event yields
@@ -127,52 +137,23 @@ let benchmarks: @Sendable () -> Void = {
         maxIterations: 2_000
     )
 
-    // One event: the bottom chat gets a message, so it leaves the bottom and becomes the top; the
-    // feed then needs its new index. Remove + insert + rank, per event.
-    Benchmark("RankedSet 1M: bump bottom chat to top (remove+insert+rank)", configuration: perEvent) {
-        benchmark, index in
-        for _ in benchmark.scaledIterations {
-            let bottom = index.set.element(at: index.set.count - 1)
-            index.set.remove(bottom)
-            index.now += 1
-            let bumped = ChatOrderKey(lastMessageDate: index.now, id: bottom.id)
-            index.set.insert(bumped)
-            blackHole(index.set.rank(of: bumped))
+    // One event: a chat gets a message, so it leaves its place and becomes the top; the feed then
+    // needs its new index. element(at:) + remove + insert + rank, per event, for the bottom chat,
+    // a chat picked uniformly at random (any chat can get a message), and one of the 100 most
+    // recent (where a messenger's traffic is).
+    let picks: [(String, @Sendable (FeedIndex) -> Int)] = [
+        ("bump bottom chat to top (remove+insert+rank)", { $0.set.count - 1 }),
+        ("bump random chat to top (element(at:)+remove+insert+rank)", { Int($0.rng.next() % UInt64($0.set.count)) }),
+        ("bump one of the top 100 to top (element(at:)+remove+insert+rank)", { Int($0.rng.next() % 100) }),
+    ]
+    for (name, pick) in picks {
+        Benchmark("RankedSet 1M: \(name)", configuration: perEvent) { benchmark, index in
+            for _ in benchmark.scaledIterations {
+                blackHole(index.bump(rank: pick(index)))
+            }
+        } setup: {
+            FeedIndex()
         }
-    } setup: {
-        FeedIndex()
-    }
-
-    // Same, for a chat picked uniformly at random (the common case: any chat can get a message).
-    // Includes one element(at:) to pick it.
-    Benchmark("RankedSet 1M: bump random chat to top (element(at:)+remove+insert+rank)", configuration: perEvent) {
-        benchmark, index in
-        for _ in benchmark.scaledIterations {
-            let rank = Int(index.rng.next() % UInt64(index.set.count))
-            let chat = index.set.element(at: rank)
-            index.set.remove(chat)
-            index.now += 1
-            let bumped = ChatOrderKey(lastMessageDate: index.now, id: chat.id)
-            index.set.insert(bumped)
-            blackHole(index.set.rank(of: bumped))
-        }
-    } setup: {
-        FeedIndex()
-    }
-
-    // Same, for a chat among the 100 most recent (where a messenger's traffic is).
-    Benchmark("RankedSet 1M: bump one of the top 100 to top (element(at:)+remove+insert+rank)", configuration: perEvent) {
-        benchmark, index in
-        for _ in benchmark.scaledIterations {
-            let chat = index.set.element(at: Int(index.rng.next() % 100))
-            index.set.remove(chat)
-            index.now += 1
-            let bumped = ChatOrderKey(lastMessageDate: index.now, id: chat.id)
-            index.set.insert(bumped)
-            blackHole(index.set.rank(of: bumped))
-        }
-    } setup: {
-        FeedIndex()
     }
 
     // Lookups alone: rank of a random member and the element at a random rank.
