@@ -367,30 +367,25 @@ public struct RankedSet<Element: Comparable> {
     /// `element`: they are its last ones.
     @inlinable
     static func lessCount(_ buffer: UnsafeBufferPointer<Element>, _ element: Element) -> Int {
-        var low = 0
-        var size = buffer.count
-        while size > 0 {
-            let half = size / 2
-            let middle = low + half
-            if buffer[middle] < element {
-                size = half
-            } else {
-                low = middle + 1
-                size -= half + 1
-            }
-        }
-        return buffer.count - low
+        buffer.count - partitionPoint(buffer) { !($0 < element) }
     }
 
     /// The index of the first element of `buffer`, in ascending order, that is not less than `element`.
     @inlinable
     static func lowerBound(_ buffer: UnsafeBufferPointer<Element>, _ element: Element) -> Int {
+        partitionPoint(buffer) { $0 < element }
+    }
+
+    /// The first index of `buffer` whose element is not `inPrefix`, where `inPrefix` holds for a
+    /// prefix of `buffer` and for no element after it. O(log n) calls of `inPrefix`.
+    @inlinable
+    static func partitionPoint(_ buffer: UnsafeBufferPointer<Element>, _ inPrefix: (Element) -> Bool) -> Int {
         var low = 0
         var size = buffer.count
         while size > 0 {
             let half = size / 2
             let middle = low + half
-            if buffer[middle] < element {
+            if inPrefix(buffer[middle]) {
                 low = middle + 1
                 size -= half + 1
             } else {
