@@ -482,7 +482,7 @@ func runIngest(_ options: IngestOptions, run: Int) throws -> IngestResult {
     result.daemonPeakRSSKiB = peakRSS
     result.daemonWrittenBytes = daemonWritten
     result.daemonStorageBytes = daemonStorage
-    result.walFileBytes = walFileBytes ?? 0
+    result.walFileBytes = walFileBytes
     result.subscribeMilliseconds = subscribeMilliseconds
     result.exitStatus = status
     (result.cliLatency, result.cliFailures, result.cliFirstFailure) = cliRuns.summary()

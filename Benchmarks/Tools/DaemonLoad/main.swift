@@ -46,51 +46,76 @@ guard CommandLine.arguments.count > 1 else { print(usage); exit(2) }
 let command = CommandLine.arguments[1]
 let arguments = Array(CommandLine.arguments.dropFirst(2))
 
-func value(_ name: String, _ index: inout Int) -> String {
-    index += 1
-    guard index < arguments.count else { fail("\(name) needs a value") }
-    return arguments[index]
-}
-func int(_ name: String, _ index: inout Int) -> Int {
-    let text = value(name, &index).replacingOccurrences(of: "_", with: "").replacingOccurrences(of: ",", with: "")
-    guard let n = Int(text) else { fail("\(name): not an integer: \(text)") }
-    return n
-}
-func double(_ name: String, _ index: inout Int) -> Double {
-    let text = value(name, &index).replacingOccurrences(of: "_", with: "")
-    guard let n = Double(text) else { fail("\(name): not a number: \(text)") }
-    return n
+/// Reads one mode's options in order: `next()` gives an option's name, `value()`, `int()` and
+/// `double()` the argument after it; every error names the option.
+struct OptionReader {
+    let arguments: [String]
+    var index = -1
+
+    init(_ arguments: [String]) { self.arguments = arguments }
+
+    var option: String { arguments[index] }
+
+    mutating func next() -> String? {
+        index += 1
+        return index < arguments.count ? arguments[index] : nil
+    }
+
+    mutating func value() -> String {
+        let name = option
+        index += 1
+        guard index < arguments.count else { fail("\(name) needs a value") }
+        return arguments[index]
+    }
+
+    mutating func int() -> Int {
+        let name = option
+        let text = value().replacingOccurrences(of: "_", with: "").replacingOccurrences(of: ",", with: "")
+        guard let n = Int(text) else { fail("\(name): not an integer: \(text)") }
+        return n
+    }
+
+    mutating func double() -> Double {
+        let name = option
+        let text = value().replacingOccurrences(of: "_", with: "")
+        guard let n = Double(text) else { fail("\(name): not a number: \(text)") }
+        return n
+    }
+
+    /// `-h`/`--help` prints the usage; any other option no case took is an error.
+    func unknown() -> Never {
+        if option == "-h" || option == "--help" { print(usage); exit(0) }
+        fail("unknown option \(option)\n\(usage)")
+    }
 }
 
 do {
     switch command {
     case "ingest":
         var o = IngestOptions()
-        var i = 0
-        while i < arguments.count {
-            switch arguments[i] {
-            case "--chats": o.chats = int("--chats", &i)
-            case "--messages-per-chat": o.messagesPerChat = int("--messages-per-chat", &i)
-            case "--posts": o.posts = int("--posts", &i)
-            case "--max-in-flight": o.maxInFlight = int("--max-in-flight", &i)
-            case "--limit": o.limit = int("--limit", &i)
-            case "--rate": o.rate = double("--rate", &i)
-            case "--window": o.window = int("--window", &i)
-            case "--duration": o.durationSeconds = double("--duration", &i)
-            case "--lines-per-write": o.linesPerWrite = max(1, int("--lines-per-write", &i))
-            case "--runs": o.runs = max(1, int("--runs", &i))
-            case "--seed": o.seed = UInt64(int("--seed", &i))
-            case "--database": o.database = value("--database", &i)
+        var options = OptionReader(arguments)
+        while let option = options.next() {
+            switch option {
+            case "--chats": o.chats = options.int()
+            case "--messages-per-chat": o.messagesPerChat = options.int()
+            case "--posts": o.posts = options.int()
+            case "--max-in-flight": o.maxInFlight = options.int()
+            case "--limit": o.limit = options.int()
+            case "--rate": o.rate = options.double()
+            case "--window": o.window = options.int()
+            case "--duration": o.durationSeconds = options.double()
+            case "--lines-per-write": o.linesPerWrite = max(1, options.int())
+            case "--runs": o.runs = max(1, options.int())
+            case "--seed": o.seed = UInt64(options.int())
+            case "--database": o.database = options.value()
             case "--reuse-database": o.reuseDatabase = true
-            case "--daemon": o.daemon = value("--daemon", &i)
-            case "--config": o.config = value("--config", &i)
-            case "--log-level": o.logLevel = value("--log-level", &i)
-            case "--cli-writers": o.cliWriters = int("--cli-writers", &i)
-            case "--cli": o.cli = value("--cli", &i)
-            case "-h", "--help": print(usage); exit(0)
-            default: fail("unknown option \(arguments[i])\n\(usage)")
+            case "--daemon": o.daemon = options.value()
+            case "--config": o.config = options.value()
+            case "--log-level": o.logLevel = options.value()
+            case "--cli-writers": o.cliWriters = options.int()
+            case "--cli": o.cli = options.value()
+            default: options.unknown()
             }
-            i += 1
         }
         if o.chats < 1 || o.posts < 1 { fail("--chats and --posts must be at least 1") }
         print("""
@@ -108,24 +133,22 @@ do {
         printIngestSummary(results, options: o)
     case "raw":
         var o = RawIngestOptions()
-        var i = 0
-        while i < arguments.count {
-            switch arguments[i] {
-            case "--chats": o.chats = int("--chats", &i)
-            case "--messages-per-chat": o.messagesPerChat = int("--messages-per-chat", &i)
-            case "--posts": o.posts = int("--posts", &i)
-            case "--group": o.group = max(1, int("--group", &i))
-            case "--runs": o.runs = max(1, int("--runs", &i))
-            case "--seed": o.seed = UInt64(int("--seed", &i))
-            case "--autocheckpoint": o.autoCheckpointPages = int("--autocheckpoint", &i)
-            case "--durability": o.durability = value("--durability", &i)
-            case "--page-size": o.pageSize = int("--page-size", &i)
-            case "--prepare-sql": o.prepareSQL = value("--prepare-sql", &i)
-            case "--database": o.database = value("--database", &i)
-            case "-h", "--help": print(usage); exit(0)
-            default: fail("unknown option \(arguments[i])\n\(usage)")
+        var options = OptionReader(arguments)
+        while let option = options.next() {
+            switch option {
+            case "--chats": o.chats = options.int()
+            case "--messages-per-chat": o.messagesPerChat = options.int()
+            case "--posts": o.posts = options.int()
+            case "--group": o.group = max(1, options.int())
+            case "--runs": o.runs = max(1, options.int())
+            case "--seed": o.seed = UInt64(options.int())
+            case "--autocheckpoint": o.autoCheckpointPages = options.int()
+            case "--durability": o.durability = options.value()
+            case "--page-size": o.pageSize = options.int()
+            case "--prepare-sql": o.prepareSQL = options.value()
+            case "--database": o.database = options.value()
+            default: options.unknown()
             }
-            i += 1
         }
         print("raw: \(grouped(o.chats)) chats, \(grouped(o.posts)) posts for random chats, transactions of \(o.group), wal_autocheckpoint \(o.autoCheckpointPages), durability \(o.durability)")
         var bytes: [Double] = []
@@ -137,21 +160,19 @@ do {
         if o.runs > 1 { print("median of \(o.runs) runs: \(grouped(Int(median(bytes)))) bytes/post") }
     case "startup":
         var o = StartupOptions()
-        var i = 0
-        while i < arguments.count {
-            switch arguments[i] {
-            case "--chats": o.chats = int("--chats", &i)
-            case "--messages-per-chat": o.messagesPerChat = int("--messages-per-chat", &i)
-            case "--runs": o.runs = max(1, int("--runs", &i))
-            case "--database": o.database = value("--database", &i)
+        var options = OptionReader(arguments)
+        while let option = options.next() {
+            switch option {
+            case "--chats": o.chats = options.int()
+            case "--messages-per-chat": o.messagesPerChat = options.int()
+            case "--runs": o.runs = max(1, options.int())
+            case "--database": o.database = options.value()
             case "--fresh": o.fresh = true
-            case "--cache-kib": o.cacheSizeKiB = int("--cache-kib", &i)
-            case "--daemon": o.daemon = value("--daemon", &i)
-            case "--config": o.config = value("--config", &i)
-            case "-h", "--help": print(usage); exit(0)
-            default: fail("unknown option \(arguments[i])\n\(usage)")
+            case "--cache-kib": o.cacheSizeKiB = options.int()
+            case "--daemon": o.daemon = options.value()
+            case "--config": o.config = options.value()
+            default: options.unknown()
             }
-            i += 1
         }
         try runStartup(o)
     case "-h", "--help", "help":
