@@ -1,9 +1,10 @@
-/// A JSON number: an exact 64-bit integer, or a finite `Double` for every other number.
+/// A JSON number: an exact 64-bit integer, or a `Double` for every other number.
 ///
-/// A non-finite double cannot be stored, so every `JSONValue` serializes to valid JSON. A parsed
-/// number that is not an exact integer keeps its text, so that it is written back as it came
-/// (a request id such as `12345678901234567890` or `1.50` is echoed exactly); equality and
-/// hashing ignore the text.
+/// A parsed number that is not an exact integer (or is `-0`) keeps its text, so that it is
+/// written back as it came (a request id such as `12345678901234567890`, `1.50`, `-0` or `1e400`
+/// is echoed exactly); equality and hashing ignore the text. Only a parsed number beyond a
+/// double's range (`1e400`) has an infinite `doubleValue`, and it is written as its text: a
+/// non-finite double cannot be created otherwise, so every `JSONValue` serializes to valid JSON.
 public struct JSONNumber: Hashable, Sendable, CustomStringConvertible {
     @usableFromInline
     enum Storage: Hashable, Sendable {
@@ -18,9 +19,15 @@ public struct JSONNumber: Hashable, Sendable, CustomStringConvertible {
     @usableFromInline
     var literal: String?
 
-    /// A parsed non-integer (or out-of-range integer) number with its text.
+    /// A parsed non-integer (or out-of-range integer, or `-0`) number with its text.
     init(parsed value: Double, literal: String) {
         storage = .double(value)
+        self.literal = literal
+    }
+
+    /// A parsed integer whose text is not its value's (`-0`).
+    init(parsedInteger value: Int64, literal: String) {
+        storage = .integer(value)
         self.literal = literal
     }
 

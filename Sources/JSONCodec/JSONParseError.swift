@@ -9,8 +9,6 @@ public struct JSONParseError: Error, Hashable, Sendable, CustomStringConvertible
         case invalidUTF8
         /// A number that breaks the JSON grammar (leading zero, missing digits…).
         case invalidNumber
-        /// A number too large to be represented as a finite double.
-        case numberOutOfRange
         /// An unknown escape after a backslash, or a `\u` without four hex digits.
         case invalidEscape
         /// A `\u` escape of a UTF-16 surrogate without its pair.
@@ -40,7 +38,6 @@ public struct JSONParseError: Error, Hashable, Sendable, CustomStringConvertible
         case .unexpectedByte(let byte, let expected): "unexpected \(shown(byte)), expected \(expected)"
         case .invalidUTF8: "invalid UTF-8"
         case .invalidNumber: "invalid number"
-        case .numberOutOfRange: "number out of range"
         case .invalidEscape: "invalid escape sequence"
         case .loneSurrogate: "unpaired UTF-16 surrogate in \\u escape"
         case .controlCharacterInString: "unescaped control character in string"

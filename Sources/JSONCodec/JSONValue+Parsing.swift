@@ -235,13 +235,15 @@ struct JSONParser {
             guard pos < end, isDigit(bytes[pos]) else { throw JSONParseError(offset: start, reason: .invalidNumber) }
             while pos < end, isDigit(bytes[pos]) { pos += 1 }
         }
-        if isInteger, let value = integerValue(integerStart..<integerEnd, negative: integerStart != start) {
-            return JSONNumber(value)
+        let negative = integerStart != start
+        if isInteger, let value = integerValue(integerStart..<integerEnd, negative: negative) {
+            // `-0` is echoed as sent (a request id), and equals 0.
+            return value == 0 && negative ? JSONNumber(parsedInteger: 0, literal: "-0") : JSONNumber(value)
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<pos]), as: UTF8.self)
-        guard let double = Double(text), double.isFinite else {
-            throw JSONParseError(offset: start, reason: .numberOutOfRange)
-        }
+        // Beyond a double's range (`1e400`) is still a JSON number: it keeps its text and reads
+        // as an infinite double, which no integer or finite-number field accepts.
+        let double = Double(text) ?? (negative ? -.infinity : .infinity)
         return JSONNumber(parsed: double, literal: text)
     }
 

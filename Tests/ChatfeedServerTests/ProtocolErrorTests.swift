@@ -78,8 +78,8 @@ import WireProtocol
         try Self.expectError(
             #"{"jsonrpc":"2.0","id":6,"method":"chats.list","params":{"x":"# + String(repeating: "[", count: 5_000) + String(repeating: "]", count: 5_000) + "}}",
             code: -32700, id: 6, daemon)
-        // A number too large for a double.
-        try Self.expectError(#"{"jsonrpc":"2.0","id":7,"method":"chats.list","params":{"limit":1e999}}"#, code: -32700, id: 7, daemon)
+        // A number too large for a double is JSON: an invalid param, not a parse error.
+        try Self.expectError(#"{"jsonrpc":"2.0","id":7,"method":"chats.list","params":{"limit":1e999}}"#, code: -32602, id: 7, daemon)
         try Self.expectIntact(daemon)
         #expect(try daemon.call("chats.locate", ["ids": ["u"]])["indices"]?["u"] == .null)
         #expect(try daemon.shutDown() == .exited(0))
@@ -281,13 +281,49 @@ import WireProtocol
     /// keeps them exactly (JavaScript BigInt, Python int, decimal ids) can match the response.
     @Test func numericIdsAreEchoedBackExactly() throws {
         let daemon = try Daemon()
-        for text in ["12345678901234567890", "123456789012345678901234567890", "1.50", "2e3", "-0.0"] {
+        for text in ["12345678901234567890", "123456789012345678901234567890", "1.50", "2e3", "-0.0", "-0", "1e400", "-1E400"] {
             let before = daemon.rawLineCount
             let response = try Self.answer(to: Array(#"{"jsonrpc":"2.0","id":\#(text),"method":"nope"}"#.utf8), from: daemon)
             #expect(response["error"] != nil)
             let raw = daemon.rawLines(from: before).first { $0.contains("\"error\"") } ?? ""
             #expect(raw.hasPrefix(#"{"jsonrpc":"2.0","id":\#(text),"#), "id \(text) came back in \(raw)")
         }
+        #expect(try daemon.shutDown() == .exited(0))
+    }
+
+    /// Params by position are valid JSON-RPC 2.0 that no method takes: −32602 with the id, as
+    /// docs/PROTOCOL.md says; a number beyond a double's range in params is −32602 too.
+    @Test func byPositionParamsAndHugeNumbersAreInvalidParams() throws {
+        let daemon = try Daemon()
+        for params in ["[]", "[1]", #"["c","T"]"#] {
+            let failure = try Self.expectError(
+                #"{"jsonrpc":"2.0","id":7,"method":"chat.create","params":\#(params)}"#, code: -32602, id: 7, daemon)
+            #expect(failure?.message.contains("named parameters") == true, "\(String(describing: failure))")
+        }
+        let huge = try Self.expectError(
+            #"{"jsonrpc":"2.0","id":8,"method":"chats.list","params":{"limit":1e400}}"#, code: -32602, id: 8, daemon)
+        #expect(huge?.message.contains("limit") == true, "\(String(describing: huge))")
+        #expect(try daemon.shutDown() == .exited(0))
+    }
+
+    /// A cursor is a checked position, not a permission (docs/PROTOCOL.md): one built by a client
+    /// with a valid checksum pages from the position it names, in its own chat only.
+    @Test func aCursorBuiltByTheClientIsAPositionInItsChatOnly() throws {
+        let daemon = try Daemon()
+        for chat in ["a", "b"] {
+            try daemon.call("chat.create", ["chat": .string(chat), "title": "T", "createdAt": 0])
+            for index in 1...5 {
+                try daemon.call("message.post", [
+                    "chat": .string(chat), "id": .string("\(chat)\(index)"), "sender": "ann", "text": "hi",
+                    "sentAt": .integer(Int64(index * 10)),
+                ])
+            }
+        }
+        let built = MessageCursor.encode(chat: "a", after: MessagePosition(sentAt: 30, id: "a3"))
+        let page = try daemon.call("messages.list", ["chat": "a", "cursor": .string(built)])
+        #expect(page["items"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ["a2", "a1"])
+        let elsewhere = try daemon.request("messages.list", ["chat": "b", "cursor": .string(built)]).failure
+        #expect(elsewhere?.code == -32602 && elsewhere?.data?["field"] == "cursor", "\(String(describing: elsewhere))")
         #expect(try daemon.shutDown() == .exited(0))
     }
 

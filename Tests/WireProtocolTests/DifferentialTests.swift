@@ -29,11 +29,14 @@ import TestSupport
             let ours: Result<JSONValue, JSONParseError> = Result { () throws(JSONParseError) in try JSONValue(parsing: bytes) }
             let theirs = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
             switch ours {
-            case .success:
-                if theirs == nil { disagreements.append("only ours accepts: \(bytes.text.debugDescription)") }
+            case .success(let value):
+                // A number beyond a double's range is JSON; Foundation refuses it.
+                if theirs == nil && !value.serialized().text.contains("e") {
+                    disagreements.append("only ours accepts: \(bytes.text.debugDescription)")
+                }
             case .failure(let error):
                 switch error.reason {
-                case .duplicateKey, .loneSurrogate, .numberOutOfRange, .tooDeep: continue
+                case .duplicateKey, .loneSurrogate, .tooDeep: continue
                 case .unexpectedByte(UInt8(ascii: "]"), _), .unexpectedByte(UInt8(ascii: "}"), _):
                     // Foundation accepts a trailing comma; RFC 8259 does not.
                     let before = bytes[..<error.offset].last { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
