@@ -7,6 +7,7 @@ extension ChatDatabase {
     @discardableResult
     public func apply(_ event: ChatEvent) throws -> EventResult {
         try event.validate()
+        try checkFileIdentity()
         return try mappingStorageErrors {
             try db.inTransaction(.immediate) {
                 let result = try applyInTransaction(event)
@@ -27,7 +28,8 @@ extension ChatDatabase {
     public func apply(
         _ events: [ChatEvent], lockLimit: Duration? = nil
     ) throws -> [Result<EventResult, ChatError>] {
-        try mappingStorageErrors { try db.inTransaction(.immediate) {
+        try checkFileIdentity()
+        return try mappingStorageErrors { try db.inTransaction(.immediate) {
             var results: [Result<EventResult, ChatError>] = []
             results.reserveCapacity(events.count)
             let clock = ContinuousClock()

@@ -14,6 +14,9 @@ public enum ChatStoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case notWritable(path: String, reason: String)
     /// `PRAGMA quick_check` found damage.
     case damaged(path: String, detail: String)
+    /// The database file was deleted, moved or replaced while the store had it open: writes
+    /// are refused, since they would go into a file that is no longer at `path`.
+    case fileGone(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -29,6 +32,8 @@ public enum ChatStoreError: Error, Hashable, Sendable, CustomStringConvertible {
             "database '\(path)' is not writable: \(reason); fix the permissions or start read-only (--read-only)"
         case .damaged(let path, let detail):
             "database '\(path)' is damaged (quick_check: \(detail)); restore it from a backup (quickCheckAtStart: false skips this check)"
+        case .fileGone(let path, let reason):
+            "database '\(path)' was removed while open (\(reason)); writes are refused because they would not reach the file at that path; restart to open the file there"
         }
     }
 }

@@ -39,7 +39,7 @@ public final class ChatfeedDaemon: Service, Sendable {
                                 options: options, logger: logger, input: input, output: writer,
                                 queue: queue, shutdown: shutdown)
                             engine.run()
-                            finished.resume()
+                            if let lost = engine.lostDatabase { finished.resume(throwing: lost) } else { finished.resume() }
                         } catch {
                             finished.resume(throwing: DaemonStartError(database: options.databasePath, underlying: error))
                         }

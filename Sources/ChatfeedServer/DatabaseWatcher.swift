@@ -7,14 +7,17 @@ import Glibc
 
 /// Wakes the engine when another process may have committed: a commit in WAL mode writes the
 /// database's `-wal` file, and inotify reports it. The engine then checks `PRAGMA data_version`,
-/// which says whether anything really changed, so events for its own writes cost one PRAGMA.
+/// which says whether anything really changed. Changes that `isForeign` finds to be the
+/// engine's own (`OwnCommitFilter`) wake nothing.
 ///
 /// Where inotify is unavailable (another OS, a file system without it), `start` returns false and
 /// the engine keeps polling at the configured interval.
 enum DatabaseWatcher {
     /// Starts a thread that pushes `.databaseChanged` into `queue` for writes to the database's
     /// files, at most one pending at a time. Returns false when the directory cannot be watched.
-    static func start(databasePath: String, into queue: InputQueue) -> Bool {
+    static func start(
+        databasePath: String, into queue: InputQueue, isForeign: @escaping @Sendable () -> Bool = { true }
+    ) -> Bool {
         #if canImport(Glibc)
         let url = URL(fileURLWithPath: databasePath).standardizedFileURL
         let directory = url.deletingLastPathComponent().path
@@ -44,7 +47,7 @@ enum DatabaseWatcher {
                         offset += headerSize + length
                     }
                 }
-                if relevant, !queue.push(.databaseChanged) { return }
+                if relevant, isForeign(), !queue.push(.databaseChanged) { return }
             }
         }
         thread.name = "chatfeedd.watcher"

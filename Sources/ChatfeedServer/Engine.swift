@@ -23,6 +23,8 @@ final class Engine: @unchecked Sendable {
     /// Checkpoints the WAL on its own thread, so that commits here never wait for an fsync
     /// (nil when read-only).
     private let checkpointer: BackgroundCheckpointer?
+    /// Keeps the watcher from waking the engine for its own commits.
+    private let ownCommits: OwnCommitFilter
     private let feed: LiveFeed
     private let queue: InputQueue
     private let output: any EngineOutput
@@ -38,6 +40,9 @@ final class Engine: @unchecked Sendable {
     /// Transactions committed by group commits, and the writes they held (logged at exit).
     private var groupCommits = 0
     private var groupedWrites = 0
+    /// Set when the database file was deleted or replaced under the engine: writes are refused
+    /// from then on, and the daemon's exit status says so.
+    private(set) var lostDatabase: ChatStoreError?
 
     /// Opens (or creates) the database and loads the chat list. `queue` and `shutdown` are the
     /// daemon's, so that a shutdown can be requested while this still loads.
@@ -49,6 +54,7 @@ final class Engine: @unchecked Sendable {
         self.logger = logger
         self.queue = queue
         self.shutdown = shutdown
+        ownCommits = OwnCommitFilter(databasePath: options.databasePath)
         var storeOptions = options.store
         storeOptions.autoCheckpointPages = storeOptions.autoCheckpointPages ?? 16_384
         store = try ChatDatabase(path: options.databasePath, options: storeOptions)
@@ -84,7 +90,8 @@ final class Engine: @unchecked Sendable {
     func run() {
         if let inputDescriptor { InputReader.start(fileDescriptor: inputDescriptor, into: queue) }
         // With change notifications the poll is only a safety net, so an idle daemon sleeps.
-        let watching = DatabaseWatcher.start(databasePath: options.databasePath, into: queue)
+        let watching = DatabaseWatcher.start(
+            databasePath: options.databasePath, into: queue, isForeign: ownCommits.isForeignChange)
         let pollInterval = Double(watching ? max(options.pollIntervalMilliseconds, 1000) : options.pollIntervalMilliseconds) / 1000
         logger.debug("looking for other writers", metadata: [
             "inotify": "\(watching)", "pollIntervalSeconds": "\(pollInterval)",
@@ -119,8 +126,10 @@ final class Engine: @unchecked Sendable {
         logger.info("closing the database", metadata: [
             "groupCommits": "\(groupCommits)", "writes": "\(groupedWrites)",
             "writesPerGroup": "\(groupCommits == 0 ? 0 : groupedWrites / groupCommits)",
+            "watcherWakes": "\(ownCommits.foreignChangeCount)",
         ])
         checkpointer?.stop()
+        noteIfDatabaseLost { try store.checkFileIdentity() }
         guard !options.store.readOnly else { return }
         do {
             try store.unregisterReader()
@@ -319,9 +328,12 @@ final class Engine: @unchecked Sendable {
         let events = writes.compactMap { try? $0.event.get() }
         var outcomes: [Result<EventResult, ChatError>]
         do {
+            ownCommits.commitWillBegin()
+            defer { ownCommits.commitDidEnd() }
             outcomes = events.isEmpty ? [] : try store.apply(
                 events, lockLimit: .milliseconds(options.groupCommitMaxMilliseconds))
         } catch {
+            noteIfDatabaseLost { throw error }
             logger.error("group commit failed: nothing of it was written", metadata: [
                 "writes": "\(writes.count)", "error": "\(error)",
             ])
@@ -367,10 +379,24 @@ final class Engine: @unchecked Sendable {
         return committed
     }
 
-    /// The JSON-RPC error for a failure; a full disk has its own code.
+    /// Logs (once) and records a deleted or replaced database file that `check` throws.
+    private func noteIfDatabaseLost(_ check: () throws -> Void) {
+        do { try check() } catch {
+            guard case .fileGone = error as? ChatStoreError, lostDatabase == nil else { return }
+            lostDatabase = error as? ChatStoreError
+            logger.critical("the database file is gone: writes are refused from now on, and the exit status will be 1", metadata: [
+                "database": "\(options.databasePath)", "error": "\(error)",
+            ])
+        }
+    }
+
+    /// The JSON-RPC error for a failure; a full disk has its own code, and writes refused
+    /// because the database file is gone are read-only.
     private static func rpcError(_ error: any Error) -> RPCError {
-        if case .storageFull = error as? ChatStoreError {
-            return RPCError(code: RPCError.storageFull, message: "\(error)")
+        switch error as? ChatStoreError {
+        case .storageFull: return RPCError(code: RPCError.storageFull, message: "\(error)")
+        case .fileGone: return RPCError(code: RPCError.readOnly, message: "read-only: \(error)")
+        default: break
         }
         return RPCError(mapping: error)
     }

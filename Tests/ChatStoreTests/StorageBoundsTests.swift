@@ -1,5 +1,5 @@
 import ChatModel
-import ChatStore
+@testable import ChatStore
 import Foundation
 import TestSupport
 import Testing
@@ -157,6 +157,30 @@ import Testing
         } throws: { error in
             guard case .damaged(let path, _) = error as? ChatStoreError else { return false }
             return path == test.path && "\(error)".contains("is damaged")
+        }
+    }
+}
+
+/// The connection's settings and the file it writes.
+@Suite struct ConnectionSettingsTests {
+    @Test func savepointJournalsStayInMemory() throws {
+        let test = try TestStore()
+        // 2 = MEMORY: a savepoint's sub-journal never spills to a temporary file (issue 18).
+        #expect(try test.store.db.makeStatement("PRAGMA temp_store").fetchValue(Int.self) == 2)
+        let readOnly = try ChatDatabase(path: test.path, options: StoreOptions(readOnly: true))
+        #expect(try readOnly.db.makeStatement("PRAGMA temp_store").fetchValue(Int.self) == 2)
+    }
+
+    @Test func writesStopWhenTheFileIsDeletedOrReplaced() throws {
+        let test = try TestStore()
+        try test.store.apply(.createChat(id: "a", title: "A", createdAt: 0))
+        try FileManager.default.removeItem(atPath: test.path)
+        #expect(throws: ChatStoreError.fileGone(path: test.path, reason: "it was deleted or moved away")) {
+            try test.store.apply(.createChat(id: "b", title: "B", createdAt: 0))
+        }
+        _ = try ChatDatabase(path: test.path)
+        #expect(throws: ChatStoreError.fileGone(path: test.path, reason: "another file was put in its place")) {
+            try test.store.apply([.createChat(id: "b", title: "B", createdAt: 0)])
         }
     }
 }

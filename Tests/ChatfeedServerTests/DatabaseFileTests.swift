@@ -1,0 +1,97 @@
+import ChatStore
+import Foundation
+import JSONCodec
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The database file under an operator's hands while the daemon runs (issue 22).
+@Suite struct DatabaseFileTests {
+    enum Fault: String, CaseIterable {
+        case deleted, replaced, movedAway
+    }
+
+    static func apply(_ fault: Fault, to path: String, in directory: TemporaryDirectory) throws {
+        switch fault {
+        case .deleted:
+            try FileManager.default.removeItem(atPath: path)
+        case .replaced:
+            let other = directory.path("other.sqlite")
+            let store = try ChatDatabase(path: other)
+            try store.apply(.createChat(id: "other", title: "O", createdAt: 0))
+            try store.checkpoint(truncate: true)
+            #expect(rename(other, path) == 0)
+        case .movedAway:
+            #expect(rename(path, directory.path("moved.sqlite")) == 0)
+        }
+    }
+
+    @Test(arguments: Fault.allCases)
+    func writesStopWithAClearErrorAndTheExitStatusSaysSo(fault: Fault) throws {
+        let daemon = try Daemon()
+        for index in 0..<3 {
+            try daemon.call("chat.create", ["chat": .string("c\(index)"), "title": "C", "createdAt": .integer(Int64(index))])
+        }
+        try Self.apply(fault, to: daemon.databasePath, in: daemon.directory)
+        for index in 0..<3 {
+            let refused = try daemon.request("chat.create", ["chat": .string("after\(index)"), "title": "A"]).failure
+            #expect(refused?.code == -32006, "\(String(describing: refused))")
+            #expect(refused?.message.contains("was removed while open") == true, "\(String(describing: refused))")
+        }
+        // Reads are still served, from what was acknowledged.
+        #expect(try daemon.call("chats.list")["total"] == 3)
+        #expect(try daemon.shutDown() == .exited(1))
+        let stderr = daemon.stderr
+        #expect(stderr.contains("the database file is gone"), "\(stderr)")
+        #expect(stderr.contains("chatfeedd: error: database '\(daemon.databasePath)' was removed while open"), "\(stderr)")
+        #expect(daemon.malformed.isEmpty)
+    }
+
+    @Test func aFileDeletedWithoutALaterWriteStillEndsWithAnError() throws {
+        let daemon = try Daemon()
+        try daemon.call("chat.create", ["chat": "c", "title": "C", "createdAt": 0])
+        try FileManager.default.removeItem(atPath: daemon.databasePath)
+        #expect(try daemon.shutDown() == .exited(1))
+        #expect(daemon.stderr.contains("deleted or moved away"), "\(daemon.stderr)")
+    }
+
+    @Test func aDaemonWhoseFileStaysEndsWithStatusZero() throws {
+        let daemon = try Daemon()
+        try daemon.call("chat.create", ["chat": "c", "title": "C", "createdAt": 0])
+        #expect(try daemon.shutDown() == .exited(0))
+        #expect(!daemon.stderr.contains("gone"))
+    }
+
+    /// The `watcherWakes` figure of the daemon's closing log line.
+    static func watcherWakes(_ stderr: String) -> Int? {
+        guard let range = stderr.range(of: #"watcherWakes=\d+"#, options: .regularExpression) else { return nil }
+        return Int(stderr[range].dropFirst("watcherWakes=".count))
+    }
+
+    @Test func theDaemonIsNotWokenByItsOwnWritesButIsByAnotherProcesss() throws {
+        let daemon = try Daemon()
+        try daemon.call("chat.create", ["chat": "c", "title": "C", "createdAt": 0])
+        let mirror = try FeedMirror(daemon: daemon, maxInFlight: 0)
+        // One commit per write: each one writes the -wal file that the watcher sees.
+        for index in 0..<60 {
+            try daemon.call("message.post", [
+                "chat": "c", "id": .string("m\(index)"), "sender": "ann", "text": "hi", "sentAt": .integer(Int64(index)),
+            ])
+        }
+        _ = try FeedMirror.settle([mirror], daemon: daemon)
+        // Another process's write (another connection) reaches the subscriber with no request
+        // to the daemon in between: only the watcher can have woken it.
+        let before = daemon.notificationCount
+        try ChatDatabase(path: daemon.databasePath).apply(.createChat(id: "other", title: "O", createdAt: 1_000))
+        try daemon.waitForNotifications(beyond: before)
+        _ = try FeedMirror.settle([mirror], daemon: daemon)
+        #expect(mirror.rows.first?.id == "other")
+        #expect(try daemon.shutDown() == .exited(0))
+        let wakes = Self.watcherWakes(daemon.stderr)
+        // The foreign write, and at most a few for the daemon's own change-log bookkeeping.
+        #expect(wakes.map { (1...4).contains($0) } == true, "watcherWakes \(wakes.map(String.init) ?? "not logged")")
+    }
+}
