@@ -8,6 +8,7 @@ extension ChatDatabase {
     public func apply(_ event: ChatEvent) throws -> EventResult {
         try event.validate()
         try checkFileIdentity()
+        keepLogWithinSpace()
         return try mappingStorageErrors {
             try db.inTransaction(.immediate) {
                 let result = try applyInTransaction(event)
@@ -29,6 +30,7 @@ extension ChatDatabase {
         _ events: [ChatEvent], lockLimit: Duration? = nil
     ) throws -> [Result<EventResult, ChatError>] {
         try checkFileIdentity()
+        keepLogWithinSpace()
         return try mappingStorageErrors { try db.inTransaction(.immediate) {
             var results: [Result<EventResult, ChatError>] = []
             results.reserveCapacity(events.count)

@@ -67,6 +67,7 @@ public final class ChatDatabase {
             if let pages = options.autoCheckpointPages {
                 try db.execute("PRAGMA wal_autocheckpoint = \(max(pages, 0))")
             }
+            try configureLogBounds(db, options: options)
             try migrate(db)
         }
     }

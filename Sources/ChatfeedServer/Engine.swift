@@ -56,7 +56,7 @@ final class Engine: @unchecked Sendable {
         self.shutdown = shutdown
         ownCommits = OwnCommitFilter(databasePath: options.databasePath)
         var storeOptions = options.store
-        storeOptions.autoCheckpointPages = storeOptions.autoCheckpointPages ?? 16_384
+        storeOptions.autoCheckpointPages = storeOptions.autoCheckpointPages ?? 14_336
         store = try ChatDatabase(path: options.databasePath, options: storeOptions)
         // Refuse at once what would fail every write later.
         if !storeOptions.readOnly { try store.checkWritable() }
@@ -70,9 +70,16 @@ final class Engine: @unchecked Sendable {
         let loaded = try store.allChats()
         if !storeOptions.readOnly {
             // A change pruned before this registration shows as a gap at the first catch-up.
-            try store.registerReader(
-                "chatfeedd-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: .min ... .max))",
-                at: loaded.latestSequence)
+            do {
+                try store.registerReader(
+                    "chatfeedd-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: .min ... .max))",
+                    at: loaded.latestSequence)
+            } catch ChatStoreError.storageFull {
+                // A full disk still serves reads; the registration is written with a later write.
+                logger.warning("the disk is full: reads are served, writes fail until space is freed", metadata: [
+                    "database": "\(options.databasePath)",
+                ])
+            }
         }
         feed = LiveFeed(chats: loaded.chats, options: options.feed)
         lastSequence = loaded.latestSequence

@@ -1,0 +1,58 @@
+import Foundation
+import SQLite
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension ChatDatabase {
+    /// The largest the `-wal` file is left after a checkpoint empties it (`PRAGMA
+    /// journal_size_limit`), and the most a store with `maxDatabaseBytes` lets it keep.
+    public static let maxWriteAheadLogBytes: Int64 = 64 << 20
+
+    /// Free space below which a write first copies the write-ahead log into the database file and
+    /// empties it, beyond the log's own size: a checkpoint needs room in the database file for
+    /// the pages it copies, so it must run while that room is still there (issue 22: a full
+    /// 8 MiB disk held a 6.25 MB log beside a 4 KiB database, and freeing 2 MiB brought nothing back).
+    static let lowSpaceReserveBytes: Int64 = 1 << 20
+
+    /// Sizes that bound the write-ahead log: `journal_size_limit`, and with `maxDatabaseBytes`
+    /// an automatic checkpoint at a quarter of the limit.
+    static func configureLogBounds(_ db: Database, options: StoreOptions) throws {
+        var logLimit = maxWriteAheadLogBytes
+        if let bytes = options.maxDatabaseBytes { logLimit = min(logLimit, max(bytes / 4, 64 << 10)) }
+        try db.execute("PRAGMA journal_size_limit = \(logLimit)")
+        if let bytes = options.maxDatabaseBytes {
+            let pageSize = try db.cachedStatement("PRAGMA page_size").fetchValue(Int64.self) ?? 4096
+            let pages = max(Int(logLimit / max(pageSize, 512)), 16)
+            try db.execute("PRAGMA wal_autocheckpoint = \(min(options.autoCheckpointPages ?? 1000, pages))")
+        }
+    }
+
+    /// Before a write: empties the write-ahead log into the database file when the disk runs low
+    /// (free space below the log's size and a reserve) or when the database and its log together
+    /// pass `maxDatabaseBytes`. Two `stat` calls when nothing is due.
+    func keepLogWithinSpace() {
+        guard fileIdentity != nil, !options.readOnly else { return }
+        var info = stat()
+        guard stat(path + "-wal", &info) == 0, info.st_size > 0 else { return }
+        let logBytes = Int64(info.st_size)
+        var due = false
+        if let limit = options.maxDatabaseBytes, stat(path, &info) == 0, Int64(info.st_size) + logBytes > limit {
+            due = true
+        }
+        if !due, let free = Self.freeBytes(at: path), free < logBytes + Self.lowSpaceReserveBytes {
+            due = true
+        }
+        // When it cannot complete (no room even for that, readers), the write goes ahead and
+        // fails as storage full if it must.
+        if due { _ = try? checkpoint(truncate: true) }
+    }
+
+    /// The bytes an unprivileged writer may still use on the file system holding `path`.
+    static func freeBytes(at path: String) -> Int64? {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return nil }
+        return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
+}
