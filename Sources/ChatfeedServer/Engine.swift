@@ -40,6 +40,8 @@ final class Engine: @unchecked Sendable {
     /// Transactions committed by group commits, and the writes they held (logged at exit).
     private var groupCommits = 0
     private var groupedWrites = 0
+    /// Wake-ups by the database watcher (logged at exit): other processes' commits only.
+    private var watcherWakes = 0
     /// Set when the database file was deleted or replaced under the engine: writes are refused
     /// from then on, and the daemon's exit status says so.
     private(set) var lostDatabase: ChatStoreError?
@@ -133,7 +135,7 @@ final class Engine: @unchecked Sendable {
         logger.info("closing the database", metadata: [
             "groupCommits": "\(groupCommits)", "writes": "\(groupedWrites)",
             "writesPerGroup": "\(groupCommits == 0 ? 0 : groupedWrites / groupCommits)",
-            "watcherWakes": "\(ownCommits.foreignChangeCount)",
+            "watcherWakes": "\(watcherWakes)",
         ])
         checkpointer?.stop()
         noteIfDatabaseLost { try store.checkFileIdentity() }
@@ -160,7 +162,7 @@ final class Engine: @unchecked Sendable {
                 framer.finish { handle($0) }
                 more = false
             case .databaseChanged:
-                break  // lookForOtherWriters() checks every round
+                watcherWakes += 1  // lookForOtherWriters() checks every round
             }
         }
         commitPendingWrites()

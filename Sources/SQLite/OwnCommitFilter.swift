@@ -21,7 +21,6 @@ public final class OwnCommitFilter: Sendable {
         var committing = false
         var headerAfterOwnCommit: [UInt8]?
         var descriptor: Int32 = -1
-        var foreignChanges = 0
     }
 
     private let state = Mutex(State())
@@ -36,9 +35,6 @@ public final class OwnCommitFilter: Sendable {
         state.withLock { if $0.descriptor >= 0 { close($0.descriptor) } }
     }
 
-    /// Changes found foreign so far (each one wakes the writer).
-    public var foreignChangeCount: Int { state.withLock { $0.foreignChanges } }
-
     /// The writer is about to commit.
     public func commitWillBegin() {
         state.withLock { $0.committing = true }
@@ -52,13 +48,12 @@ public final class OwnCommitFilter: Sendable {
         }
     }
 
-    /// Whether a change to the database's files just seen may be another process's commit
-    /// (counted). One `pread` of 48 bytes.
+    /// Whether a change to the database's files just seen may be another process's commit.
+    /// One `pread` of 48 bytes.
     public func isForeignChange() -> Bool {
         state.withLock { state in
             if state.committing { return false }
             if let own = state.headerAfterOwnCommit, Self.header(&state, path: indexPath) == own { return false }
-            state.foreignChanges += 1
             return true
         }
     }
