@@ -22,7 +22,8 @@ import TestSupport
     }
 
     @Test func aNewPinGoesOnTopOfThePinnedChatsAndUnpinningReturnsToTheDatePlace() throws {
-        let store = try Self.store().store
+        let storeFiles = try Self.store()
+        let store = storeFiles.store
         guard case .chat(let e) = try store.apply(.pinChat(id: "e")) else { Issue.record("no chat"); return }
         #expect(e.pinned && e.revision > 5)
         try store.apply(.pinChat(id: "c"))
@@ -36,7 +37,8 @@ import TestSupport
     }
 
     @Test func noOpsChangeNothing() throws {
-        let store = try Self.store().store
+        let storeFiles = try Self.store()
+        let store = storeFiles.store
         try store.apply(.pinChat(id: "b"))
         try store.apply(.moveChat(id: "c", to: .archive))
         try store.apply(.setMuted(id: "d", muted: true))
@@ -54,7 +56,8 @@ import TestSupport
     }
 
     @Test func onePinMoreThanTheLimitIsAConflictThatSaysTheLimit() throws {
-        let store = try Self.store(maxPinnedChats: 2).store
+        let storeFiles = try Self.store(maxPinnedChats: 2)
+        let store = storeFiles.store
         try store.apply(.pinChat(id: "a"))
         try store.apply(.pinChat(id: "b"))
         let sequence = try store.latestChangeSequence()
@@ -73,7 +76,8 @@ import TestSupport
     }
 
     @Test func movingToTheOtherListUnpins() throws {
-        let store = try Self.store().store
+        let storeFiles = try Self.store()
+        let store = storeFiles.store
         try store.apply(.pinChat(id: "d"))
         guard case .chat(let archived) = try store.apply(.moveChat(id: "d", to: .archive)) else { return }
         #expect(archived.list == .archive && !archived.pinned)
@@ -86,7 +90,8 @@ import TestSupport
     }
 
     @Test func setPinnedPinsExactlyThoseInOrderAndKeepsWhatItCan() throws {
-        let store = try Self.store().store
+        let storeFiles = try Self.store()
+        let store = storeFiles.store
         for id in ["c", "b", "a"] { try store.apply(.pinChat(id: id)) }
         #expect(try Self.ids(store).prefix(3) == ["a", "b", "c"])
         let before = Dictionary(uniqueKeysWithValues: try store.allChats().chats.map { ($0.id, $0) })
@@ -111,7 +116,8 @@ import TestSupport
         (.setMuted(id: "nope", muted: true), .notFound(kind: "chat", id: "nope")),
     ])
     func badEventsAreRefusedAndChangeNothing(_ event: ChatEvent, _ expected: ChatError) throws {
-        let store = try Self.store(maxPinnedChats: 2).store
+        let storeFiles = try Self.store(maxPinnedChats: 2)
+        let store = storeFiles.store
         try store.apply(.createChat(id: "z", title: "Z", createdAt: 1))
         try store.apply(.moveChat(id: "z", to: .archive))
         try store.apply(.pinChat(id: "d"))
@@ -122,7 +128,8 @@ import TestSupport
     }
 
     @Test func countersFollowEveryEventAndMuteLeavesTheBadge() throws {
-        let store = try Self.store().store
+        let storeFiles = try Self.store()
+        let store = storeFiles.store
         func check(_ sourceLocation: SourceLocation = #_sourceLocation) throws {
             let all = try store.allChats().chats
             for list in ChatList.allCases {
@@ -150,7 +157,8 @@ import TestSupport
     }
 
     @Test func postingAndDeletingLeavesNoBadge() throws {
-        let store = try Self.store().store
+        let storeFiles = try Self.store()
+        let store = storeFiles.store
         try store.apply(message("m1", in: "a", at: 100))
         try store.apply(.deleteMessage(id: "m1"))
         let chat = try #require(try store.chat(id: "a"))

@@ -6,6 +6,8 @@ import TestSupport
 @testable import ChatStore
 
 /// A store on a fresh temporary file, kept alive with its directory.
+/// A store on a file in its own temporary directory. Keep the `TestStore` while the store is in
+/// use: the directory goes with it, and a store whose file was deleted refuses writes.
 struct TestStore {
     let directory: TemporaryDirectory
     let store: ChatDatabase
@@ -23,7 +25,8 @@ func message(_ id: String, in chat: String, from sender: String = "ann", _ text:
 
 @Suite struct EventSemanticsTests {
     @Test func createdChatHasNoMessageAndSortsByCreationDate() throws {
-        let store = try TestStore().store
+        let storeFiles = try TestStore()
+        let store = storeFiles.store
         let result = try store.apply(.createChat(id: "a", title: "Alpha", createdAt: 100))
         guard case .chat(let chat) = result else { Issue.record("expected a chat, got \(result)"); return }
         #expect(chat.id == "a" && chat.title == "Alpha" && chat.createdAt == 100)
@@ -34,7 +37,8 @@ func message(_ id: String, in chat: String, from sender: String = "ann", _ text:
     }
 
     @Test func creatingAnExistingChatIsAConflictAndChangesNothing() throws {
-        let store = try TestStore().store
+        let storeFiles = try TestStore()
+        let store = storeFiles.store
         try store.apply(.createChat(id: "a", title: "Alpha", createdAt: 100))
         let before = try store.latestChangeSequence()
         #expect(throws: ChatError.conflict("chat 'a' already exists")) {
@@ -45,7 +49,8 @@ func message(_ id: String, in chat: String, from sender: String = "ann", _ text:
     }
 
     @Test func postingCountsUnreadAndMovesTheChatUp() throws {
-        let store = try TestStore().store
+        let storeFiles = try TestStore()
+        let store = storeFiles.store
         try store.apply(.createChat(id: "a", title: "A", createdAt: 100))
         try store.apply(.createChat(id: "b", title: "B", createdAt: 200))
         let revision = try #require(try store.chat(id: "a")).revision
@@ -59,7 +64,8 @@ func message(_ id: String, in chat: String, from sender: String = "ann", _ text:
     }
 
     @Test func aLateMessageIsCountedButDoesNotMoveTheChat() throws {
-        let store = try TestStore().store
+        let storeFiles = try TestStore()
+        let store = storeFiles.store
         try store.apply(.createChat(id: "a", title: "A", createdAt: 0))
         try store.apply(message("m2", in: "a", at: 500))
         try store.apply(message("m1", in: "a", "late", at: 400))
@@ -69,7 +75,8 @@ func message(_ id: String, in chat: String, from sender: String = "ann", _ text:
     }
 
     @Test func aMessageOlderThanTheChatStillBecomesItsFirstLastMessage() throws {
-        let store = try TestStore().store
+        let storeFiles = try TestStore()
+        let store = storeFiles.store
         try store.apply(.createChat(id: "a", title: "A", createdAt: 1000))
         try store.apply(message("m1", in: "a", at: 10))
         let chat = try #require(try store.chat(id: "a"))
@@ -77,7 +84,8 @@ func message(_ id: String, in chat: String, from sender: String = "ann", _ text:
     }
 
     @Test func equalSentAtIsBrokenByTheLargerIdBytewise() throws {
-        let store = try TestStore().store
+        let storeFiles = try TestStore()
+        let store = storeFiles.store
         try store.apply(.createChat(id: "a", title: "A", createdAt: 0))
         try store.apply(message("m-b", in: "a", at: 50))
         try store.apply(message("m-B", in: "a", at: 50))  // "B" < "b" bytewise: not later
@@ -87,7 +95,8 @@ func message(_ id: String, in chat: String, from sender: String = "ann", _ text:
     }
 
     @Test func deletingTheLastMessageFallsBackAndMovesTheChatDown() throws {
-        let store = try TestStore().store
+        let storeFiles = try TestStore()
+        let store = storeFiles.store
         try store.apply(.createChat(id: "a", title: "A", createdAt: 0))
         try store.apply(.createChat(id: "b", title: "B", createdAt: 0))
         try store.apply(message("a1", in: "a", at: 100))
@@ -107,7 +116,8 @@ func message(_ id: String, in chat: String, from sender: String = "ann", _ text:
     }
 
     @Test func deletingAnOlderReadMessageChangesNoRowAndNoRevision() throws {
-        let store = try TestStore().store
+        let storeFiles = try TestStore()
+        let store = storeFiles.store
         try store.apply(.createChat(id: "a", title: "A", createdAt: 0))
         try store.apply(message("a1", in: "a", at: 100))
         try store.apply(.markRead(id: "a"))
@@ -125,7 +135,8 @@ func message(_ id: String, in chat: String, from sender: String = "ann", _ text:
     }
 
     @Test func editingTheLastMessageChangesTheRowButNotUnread() throws {
-        let store = try TestStore().store
+        let storeFiles = try TestStore()
+        let store = storeFiles.store
         try store.apply(.createChat(id: "a", title: "A", createdAt: 0))
         try store.apply(message("a1", in: "a", "first", at: 100))
         try store.apply(message("a2", in: "a", "second", at: 200))
@@ -146,7 +157,8 @@ func message(_ id: String, in chat: String, from sender: String = "ann", _ text:
     }
 
     @Test func editingOrDeletingAnUnknownMessageIsNotFound() throws {
-        let store = try TestStore().store
+        let storeFiles = try TestStore()
+        let store = storeFiles.store
         try store.apply(.createChat(id: "a", title: "A", createdAt: 0))
         try store.apply(message("a1", in: "a", at: 100))
         try store.apply(.deleteMessage(id: "a1"))
@@ -160,7 +172,8 @@ func message(_ id: String, in chat: String, from sender: String = "ann", _ text:
     }
 
     @Test func unknownChatIsNotFoundForEveryChatEvent() throws {
-        let store = try TestStore().store
+        let storeFiles = try TestStore()
+        let store = storeFiles.store
         let notFound = ChatError.notFound(kind: "chat", id: "nope")
         #expect(throws: notFound) { try store.apply(.renameChat(id: "nope", title: "x")) }
         #expect(throws: notFound) { try store.apply(.removeChat(id: "nope")) }
@@ -172,7 +185,8 @@ func message(_ id: String, in chat: String, from sender: String = "ann", _ text:
     }
 
     @Test func repeatedPostIsADuplicateEvenAfterEditOrDelete() throws {
-        let store = try TestStore().store
+        let storeFiles = try TestStore()
+        let store = storeFiles.store
         try store.apply(.createChat(id: "a", title: "A", createdAt: 0))
         try store.apply(message("m1", in: "a", "hello", at: 100))
         try store.apply(message("m2", in: "a", "bye", at: 200))
@@ -199,7 +213,8 @@ func message(_ id: String, in chat: String, from sender: String = "ann", _ text:
         message("m1", in: "b", "hello", at: 100),
     ])
     func reusingAMessageIdWithOtherContentIsAConflict(_ event: ChatEvent) throws {
-        let store = try TestStore().store
+        let storeFiles = try TestStore()
+        let store = storeFiles.store
         try store.apply(.createChat(id: "a", title: "A", createdAt: 0))
         try store.apply(.createChat(id: "b", title: "B", createdAt: 0))
         try store.apply(message("m1", in: "a", "hello", at: 100))
@@ -215,7 +230,8 @@ func message(_ id: String, in chat: String, from sender: String = "ann", _ text:
     }
 
     @Test func invalidIdentifiersAreInvalidParams() throws {
-        let store = try TestStore().store
+        let storeFiles = try TestStore()
+        let store = storeFiles.store
         #expect(throws: ChatError.invalidParams(field: "chat", reason: "must not be empty")) {
             try store.apply(.createChat(id: "", title: "x", createdAt: 0))
         }
@@ -229,7 +245,8 @@ func message(_ id: String, in chat: String, from sender: String = "ann", _ text:
     }
 
     @Test func renameAndMarkReadChangeTheRevisionOnlyWhenSomethingChanges() throws {
-        let store = try TestStore().store
+        let storeFiles = try TestStore()
+        let store = storeFiles.store
         try store.apply(.createChat(id: "a", title: "A", createdAt: 0))
         try store.apply(message("m1", in: "a", at: 10))
         let start = try #require(try store.chat(id: "a"))
@@ -249,7 +266,8 @@ func message(_ id: String, in chat: String, from sender: String = "ann", _ text:
     }
 
     @Test func removingAChatRemovesItsMessages() throws {
-        let store = try TestStore().store
+        let storeFiles = try TestStore()
+        let store = storeFiles.store
         try store.apply(.createChat(id: "a", title: "A", createdAt: 0))
         try store.apply(.createChat(id: "b", title: "B", createdAt: 0))
         try store.apply(message("m1", in: "a", at: 10))
@@ -264,7 +282,8 @@ func message(_ id: String, in chat: String, from sender: String = "ann", _ text:
     }
 
     @Test func revisionsNeverRepeatWhenAChatIsRemovedAndCreatedAgain() throws {
-        let store = try TestStore().store
+        let storeFiles = try TestStore()
+        let store = storeFiles.store
         guard case .chat(let first) = try store.apply(.createChat(id: "a", title: "A", createdAt: 0)) else { return }
         try store.apply(.removeChat(id: "a"))
         guard case .chat(let second) = try store.apply(.createChat(id: "a", title: "A", createdAt: 0)) else { return }

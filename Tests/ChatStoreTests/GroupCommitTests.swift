@@ -10,7 +10,8 @@ struct SimulatedFailure: Error {}
 
 @Suite struct GroupCommitTests {
     @Test func oneBadEventFailsAloneAndItsNeighboursCommit() throws {
-        let store = try TestStore().store
+        let storeFiles = try TestStore()
+        let store = storeFiles.store
         let results = try store.apply([
             .createChat(id: "a", title: "A", createdAt: 0),
             .createChat(id: "a", title: "again", createdAt: 0),
@@ -36,7 +37,8 @@ struct SimulatedFailure: Error {}
     }
 
     @Test func aFailedEventInsideAGroupLeavesNoTrace() throws {
-        let store = try TestStore().store
+        let storeFiles = try TestStore()
+        let store = storeFiles.store
         try store.apply(.createChat(id: "a", title: "A", createdAt: 0))
         let before = try store.allChats()
         let results = try store.apply([message("m1", in: "nope", at: 5), .removeChat(id: "zzz")])
@@ -46,7 +48,8 @@ struct SimulatedFailure: Error {}
     }
 
     @Test func aTransactionThatFailsBeforeCommitCommitsNothing() throws {
-        let store = try TestStore().store
+        let storeFiles = try TestStore()
+        let store = storeFiles.store
         try store.apply(.createChat(id: "a", title: "A", createdAt: 0))
         let before = try store.allChats()
         store.beforeCommit = { throw SimulatedFailure() }

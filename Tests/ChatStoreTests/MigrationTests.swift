@@ -64,11 +64,8 @@ extension MigrationTests {
         let directory = try TemporaryDirectory()
         let path = directory.path("notes.txt")
         try Data(String(repeating: "not a database\n", count: 100).utf8).write(to: URL(fileURLWithPath: path))
-        do {
-            _ = try ChatDatabase(path: path)
-            Issue.record("expected an error")
-        } catch let error as SQLiteError {
-            #expect(error.message == "'\(path)' is not a SQLite database")
+        #expect(throws: ChatStoreError.cannotOpen(path: path, reason: "it is not a SQLite database")) {
+            try ChatDatabase(path: path)
         }
     }
 }

@@ -8,7 +8,8 @@ import TestSupport
 
 @Suite struct QueryTests {
     @Test func theListIsOrderedByDateDescendingThenIdBytewise() throws {
-        let store = try TestStore().store
+        let storeFiles = try TestStore()
+        let store = storeFiles.store
         for id in ["a", "é", "B", "z", "aa", "Z9"] {
             try store.apply(.createChat(id: id, title: id, createdAt: 100))
         }
@@ -33,7 +34,8 @@ import TestSupport
     }
 
     @Test func messagePagesAreNewestFirstAndSkipDeletedMessages() throws {
-        let store = try TestStore().store
+        let storeFiles = try TestStore()
+        let store = storeFiles.store
         try store.apply(.createChat(id: "a", title: "A", createdAt: 0))
         try store.apply(.createChat(id: "b", title: "B", createdAt: 0))
         for i in 0..<10 { try store.apply(message("a\(i)", in: "a", "text \(i)", at: Int64(i * 10))) }
@@ -50,7 +52,8 @@ import TestSupport
     }
 
     @Test func theFirstPageIncludesMessagesAtTheLatestPossibleTime() throws {
-        let store = try TestStore().store
+        let storeFiles = try TestStore()
+        let store = storeFiles.store
         try store.apply(.createChat(id: "a", title: "A", createdAt: 0))
         try store.apply(message("late", in: "a", at: .max))
         try store.apply(message("early", in: "a", at: .min))
@@ -59,7 +62,8 @@ import TestSupport
     }
 
     @Test func changesListEachChangedChatOnceInOrderOfItsLatestChange() throws {
-        let store = try TestStore().store
+        let storeFiles = try TestStore()
+        let store = storeFiles.store
         for id in ["a", "b", "c", "d"] { try store.apply(.createChat(id: id, title: id, createdAt: 0)) }
         let afterCreates = try store.latestChangeSequence()
         #expect(afterCreates == 4)
@@ -117,7 +121,8 @@ import TestSupport
 @Suite struct ListOrderTests {
     /// `allChats()` sorts in memory; the pages come from SQLite's index. Both must agree.
     @Test func theWholeListMatchesTheIndexOrder() throws {
-        let store = try TestStore().store
+        let storeFiles = try TestStore()
+        let store = storeFiles.store
         var random = SeededGenerator(seed: 7)
         let alphabet = Array("aAbB_-é日z0")
         let events = (0..<2000).map { i -> ChatEvent in

@@ -65,7 +65,8 @@ import TestSupport
 
     @Test(arguments: [1, 2, 3, 42, 2026] as [UInt64])
     func theStoreAgreesWithTheReferenceModel(seed: UInt64) throws {
-        let store = try TestStore().store
+        let storeFiles = try TestStore()
+        let store = storeFiles.store
         var model = ReferenceModel()
         var source = EventSource(random: SeededGenerator(seed: seed))
         var previous: [String: Chat] = [:]
