@@ -1,4 +1,5 @@
 import ChatModel
+import Foundation
 import SQLite
 
 /// The persistent store of chats and messages (SPEC §2) over one SQLite connection.
@@ -24,21 +25,83 @@ public final class ChatDatabase {
     let fileIdentity: FileIdentity?
 
     /// Opens the store at `path`, creating the file when it is missing and migrating its schema.
+    /// Read-only, a database on read-only media (a read-only directory or mount, where SQLite
+    /// cannot create its `-shm` file) opens immutable when no write-ahead log holds commits.
+    ///
+    /// - Throws: `ChatStoreError` naming the cause (`unusablePath`, `notWritable`,
+    ///   `cannotOpen`, `schemaTooNew`…); never a raw SQLite error.
     public init(path: String, options: StoreOptions = .init()) throws {
         self.path = path
         self.options = options
-        db = try Database(path: path, mode: .init(readOnly: options.readOnly, create: true))
-        fileIdentity = FileIdentity(path: path)
+        if let reason = Self.unusablePathReason(path) { throw ChatStoreError.unusablePath(path: path, reason: reason) }
         do {
-            try Self.configure(db, path: path, options: options)
-        } catch var error as SQLiteError where error.resultCode == .notADatabase {
-            error.message = "'\(path)' is not a SQLite database"
-            throw error
-        } catch let error as SQLiteError where !options.readOnly && [.readOnly, .cantOpen].contains(error.resultCode) {
-            throw Self.notWritable(path: path, error)
+            db = try Self.open(path: path, options: options)
+            statements = try PreparedStatements(db)
+        } catch let error as SQLiteError {
+            throw Self.startUpError(error, path: path, options: options)
         }
-        statements = try PreparedStatements(db)
+        fileIdentity = FileIdentity(path: path)
     }
+
+    private static func open(path: String, options: StoreOptions) throws -> Database {
+        let db = try Database(path: path, mode: .init(readOnly: options.readOnly, create: true))
+        do {
+            try configure(db, path: path, options: options)
+            return db
+        } catch let error as SQLiteError where options.readOnly && isReadOnlyMedia(error, path: path) {
+            let immutable = try Database(path: path, mode: .init(immutable: true))
+            try configure(immutable, path: path, options: options)
+            return immutable
+        }
+    }
+
+    /// True when a read-only open failed for want of the `-shm` file on read-only media (or a
+    /// full disk), and no `-wal` file holds commits that an immutable open would not see.
+    private static func isReadOnlyMedia(_ error: SQLiteError, path: String) -> Bool {
+        guard [.readOnly, .cantOpen, .ioError, .full].contains(error.resultCode) else { return false }
+        var info = stat()
+        return stat(path + "-wal", &info) != 0 || info.st_size == 0
+    }
+
+    /// Why `path` cannot be a store's file: SQLite reads `""`, `:memory:` and `file:` URIs as
+    /// something else than a file that other processes share.
+    static func unusablePathReason(_ path: String) -> String? {
+        if path.isEmpty {
+            return "an empty path is SQLite's private temporary database, which no other process sees and which vanishes on close; give the database file's path"
+        }
+        if path == ":memory:" {
+            return "':memory:' is SQLite's private in-memory database, which no other process sees and which vanishes on close; give the database file's path (./:memory: for a file of that name)"
+        }
+        if path.hasPrefix("file:") {
+            return "URI filenames ('file:…') are not accepted; give a plain file path (./\(path) for a file whose name starts with 'file:')"
+        }
+        return nil
+    }
+
+    /// The error that says why the store could not open: one line, no SQL.
+    static func startUpError(_ error: SQLiteError, path: String, options: StoreOptions) -> ChatStoreError {
+        switch error.resultCode {
+        case .notADatabase:
+            return .cannotOpen(path: path, reason: "it is not a SQLite database")
+        case .corrupt:
+            return .damaged(path: path, detail: error.message)
+        case .full:
+            return .cannotOpen(path: path, reason: diskFullReason)
+        case .ioError where (freeBytes(at: path) ?? .max) < lowSpaceReserveBytes:
+            return .cannotOpen(path: path, reason: diskFullReason)
+        case .busy, .locked:
+            return .cannotOpen(path: path, reason: "another process holds it locked (waited \(options.busyTimeoutMilliseconds) ms, the busy timeout)")
+        case .readOnly where !options.readOnly, .cantOpen where !options.readOnly:
+            return notWritable(path: path, error)
+        case .cantOpen:
+            return .cannotOpen(path: path, reason: "SQLite cannot open it (\(error.message)); check that the file and its directory exist and can be read")
+        default:
+            return .cannotOpen(path: path, reason: "\(error.message) (SQLite error \(error.extendedResultCode.rawValue))")
+        }
+    }
+
+    static let diskFullReason =
+        "the disk holding it is full (SQLite needs room for its -wal and -shm files beside the database); free some space"
 
     private static func configure(_ db: Database, path: String, options: StoreOptions) throws {
         db.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)

@@ -14,6 +14,10 @@ public enum ChatStoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case notWritable(path: String, reason: String)
     /// `PRAGMA quick_check` found damage.
     case damaged(path: String, detail: String)
+    /// `path` names no file that processes can share (`""`, `:memory:`, a `file:` URI).
+    case unusablePath(path: String, reason: String)
+    /// The database could not be opened, for `reason` (a full disk, a lock held too long…).
+    case cannotOpen(path: String, reason: String)
     /// The database file was deleted, moved or replaced while the store had it open: writes
     /// are refused, since they would go into a file that is no longer at `path`.
     case fileGone(path: String, reason: String)
@@ -32,6 +36,10 @@ public enum ChatStoreError: Error, Hashable, Sendable, CustomStringConvertible {
             "database '\(path)' is not writable: \(reason); fix the permissions or start read-only (--read-only)"
         case .damaged(let path, let detail):
             "database '\(path)' is damaged (quick_check: \(detail)); restore it from a backup (quickCheckAtStart: false skips this check)"
+        case .unusablePath(let path, let reason):
+            "cannot use '\(path)' as the database: \(reason)"
+        case .cannotOpen(let path, let reason):
+            "cannot open the database '\(path)': \(reason)"
         case .fileGone(let path, let reason):
             "database '\(path)' was removed while open (\(reason)); writes are refused because they would not reach the file at that path; restart to open the file there"
         }

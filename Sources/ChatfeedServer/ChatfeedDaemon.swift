@@ -1,6 +1,7 @@
 import ChatStore
 import Foundation
 import Logging
+import SQLite
 import ServiceLifecycle
 
 /// The daemon as a service: JSON-RPC requests on an input stream, responses and feed
@@ -66,6 +67,10 @@ public struct DaemonStartError: Error, CustomStringConvertible {
 
     public var description: String {
         // The store's own errors already name the database.
-        underlying is ChatStoreError ? "\(underlying)" : "cannot open the database '\(database)': \(underlying)"
+        switch underlying {
+        case is ChatStoreError: "\(underlying)"
+        case let error as SQLiteError: "cannot open the database '\(database)': \(error.summary)"
+        default: "cannot open the database '\(database)': \(underlying)"
+        }
     }
 }

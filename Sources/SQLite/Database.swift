@@ -10,10 +10,15 @@ public final class Database {
         public var readOnly: Bool
         /// Create the file when it is missing (ignored when `readOnly`).
         public var create: Bool
+        /// Read-only, and the file (with its `-wal`, if any) is taken to change under no one:
+        /// SQLite's `immutable=1`, which takes no locks and needs no `-shm` file, so that a
+        /// database on read-only media opens. Implies `readOnly`.
+        public var immutable: Bool
 
-        public init(readOnly: Bool = false, create: Bool = true) {
-            self.readOnly = readOnly
+        public init(readOnly: Bool = false, create: Bool = true, immutable: Bool = false) {
+            self.readOnly = readOnly || immutable
             self.create = create
+            self.immutable = immutable
         }
     }
 
@@ -30,8 +35,13 @@ public final class Database {
             flags |= SQLITE_OPEN_READWRITE
             if mode.create { flags |= SQLITE_OPEN_CREATE }
         }
+        var name = path
+        if mode.immutable {
+            flags |= SQLITE_OPEN_URI
+            name = "file:" + Self.uriEscaped(path) + "?immutable=1"
+        }
         var handle: OpaquePointer?
-        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        let code = sqlite3_open_v2(name, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
             sqlite3_close_v2(handle)
@@ -40,6 +50,20 @@ public final class Database {
         self.path = path
         self.handle = handle
         sqlite3_extended_result_codes(handle, 1)
+    }
+
+    /// `path` as the path of a `file:` URI: `%`, `?` and `#` escaped.
+    static func uriEscaped(_ path: String) -> String {
+        var escaped = ""
+        for character in path {
+            switch character {
+            case "%": escaped += "%25"
+            case "?": escaped += "%3F"
+            case "#": escaped += "%23"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
     }
 
     deinit {

@@ -18,6 +18,11 @@ public struct SQLiteError: Error, Hashable, Sendable, CustomStringConvertible {
     /// True when another connection held the lock for longer than the busy timeout.
     public var isBusy: Bool { resultCode == .busy || resultCode == .locked }
 
+    /// The code and message without the SQL: for messages to people who did not write it.
+    public var summary: String {
+        "\(message) (SQLite error \(extendedResultCode.rawValue))"
+    }
+
     public var description: String {
         var text = "SQLite error \(extendedResultCode.rawValue) (\(extendedResultCode)): \(message)"
         if let sql { text += " — in `\(sql)`" }

@@ -15,6 +15,7 @@ struct Chats: ParsableCommand {
     @Option(help: "How many chats to skip from the top.") var offset = 0
     @Flag(help: "Print the chats.list result as JSON.") var json = false
     @OptionGroup var store: StoreSelection
+    @OptionGroup var access: ReadOnlyOption
 
     func validate() throws {
         if limit < 0 { throw ValidationError("--limit must be 0 or more") }
@@ -22,7 +23,7 @@ struct Chats: ParsableCommand {
     }
 
     func run() throws {
-        let opened = try store.openStore()
+        let opened = try store.openStore(readOnly: access.readOnly)
         let view = ChatListView(list: list, unreadOnly: unread)
         let (counters, items) = try reportingFailures { try opened.page(of: view, offset: offset, limit: limit) }
         if json {

@@ -9,13 +9,14 @@ struct Locate: ParsableCommand {
     @Option(help: "The list: main or archive.") var list = ChatList.main
     @Flag(help: "Print the chats.locate result as JSON.") var json = false
     @OptionGroup var store: StoreSelection
+    @OptionGroup var access: ReadOnlyOption
 
     func validate() throws {
         if ids.isEmpty { throw ValidationError("give at least one chat id") }
     }
 
     func run() throws {
-        let opened = try store.openStore()
+        let opened = try store.openStore(readOnly: access.readOnly)
         let (total, positions) = try reportingFailures {
             (try opened.counters(of: list).total, try opened.positions(of: ids, in: list))
         }

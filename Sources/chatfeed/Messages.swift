@@ -15,6 +15,7 @@ struct Messages: ParsableCommand {
     var cursor: String?
     @Flag(help: "Print the messages.list result as JSON.") var json = false
     @OptionGroup var store: StoreSelection
+    @OptionGroup var access: ReadOnlyOption
 
     func validate() throws {
         if !(1...MessagesListParams.maxLimit).contains(limit) {
@@ -25,7 +26,7 @@ struct Messages: ParsableCommand {
     func run() throws {
         let page = try reportingFailures {
             let after = try cursor.map { try MessageCursor.decode($0, chat: chat) }
-            return try store.openStore().messages(chat: chat, before: before, after: after, limit: limit)
+            return try store.openStore(readOnly: access.readOnly).messages(chat: chat, before: before, after: after, limit: limit)
         }
         if json {
             outputJSON { WireResults.appendMessagesList(chat: chat, page: page, to: &$0) }

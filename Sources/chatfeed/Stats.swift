@@ -8,9 +8,10 @@ struct Stats: ParsableCommand {
 
     @Flag(help: "Print as JSON.") var json = false
     @OptionGroup var store: StoreSelection
+    @OptionGroup var access: ReadOnlyOption
 
     func run() throws {
-        let opened = try store.openStore()
+        let opened = try store.openStore(readOnly: access.readOnly)
         let stats = try reportingFailures { try opened.stats() }
         if json {
             let object: JSONValue = .object([

@@ -8,30 +8,6 @@ import Testing
 import Glibc
 #endif
 
-/// An 8 MiB tmpfs mounted inside a temporary directory for one test, unmounted when released.
-final class SmallFileSystem {
-    let directory: TemporaryDirectory
-    let mountPoint: String
-
-    init(sizeMiB: Int) throws {
-        directory = try TemporaryDirectory()
-        mountPoint = directory.path("fs")
-        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: false)
-        let outcome = try BuiltExecutable.run(executable: "/bin/mount", ["-t", "tmpfs", "-o", "size=\(sizeMiB)m", "tmpfs", mountPoint])
-        guard outcome.status == .exited(0) else {
-            throw HarnessError("cannot mount a \(sizeMiB) MiB tmpfs at \(mountPoint) (\(outcome.status)): \(outcome.stderr)")
-        }
-    }
-
-    deinit {
-        _ = try? BuiltExecutable.run(executable: "/bin/umount", ["-l", mountPoint])
-    }
-
-    func size(_ name: String) -> Int {
-        (try? FileManager.default.attributesOfItem(atPath: mountPoint + "/" + name)[.size] as? Int) ?? 0
-    }
-}
-
 /// A nearly full disk (issue 22): the write-ahead log never takes the room a checkpoint needs,
 /// writes come back once some space is freed, and a daemon starts and serves reads on a full disk.
 @Suite struct FullDiskTests {
@@ -58,10 +34,10 @@ final class SmallFileSystem {
         return (posted, failure)
     }
 
-    @Test(.enabled(if: geteuid() == 0, "mounts an 8 MiB tmpfs, which needs root (CI runs as root)"), .timeLimit(.minutes(1)))
+    @Test(.enabled(if: SmallFileSystem.canMount, "mounts an 8 MiB tmpfs, which needs root (CI runs as root)"), .timeLimit(.minutes(1)))
     func theLogStaysSmallWritesComeBackAndAFullDiskStillServesReads() throws {
         let disk = try SmallFileSystem(sizeMiB: 8)
-        let filler = disk.mountPoint + "/filler"
+        let filler = disk.path("filler")
         try Data(count: 2 << 20).write(to: URL(fileURLWithPath: filler))
         let daemon = try Daemon(directory: disk.directory, database: "fs/chatfeed.sqlite")
         try daemon.call("chat.create", ["chat": "big", "title": "B", "createdAt": 0])

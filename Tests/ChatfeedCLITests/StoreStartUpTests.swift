@@ -1,0 +1,118 @@
+import ChatStore
+import Foundation
+import Testing
+import TestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How `chatfeedd` and `chatfeed` start on a database they cannot use as asked (issue 22): one
+/// line on stderr that names the cause, exit 1, never raw SQL; and read-only media served read-only.
+@Suite struct StoreStartUpTests {
+    static func makeStore(_ path: String, chats: Int = 3) throws {
+        let store = try ChatDatabase(path: path)
+        for index in 0..<chats { try store.apply(.createChat(id: "c\(index)", title: "C", createdAt: Int64(index))) }
+        try store.checkpoint(truncate: true)
+    }
+
+    static func expectOneLineRefusal(
+        _ outcome: BuiltExecutable.Outcome, containing words: [String], notContaining absent: [String] = [],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(outcome.status == .exited(1), "\(outcome.status): \(outcome.stderr)", sourceLocation: sourceLocation)
+        #expect(outcome.stderr.split(separator: "\n").count == 1, "stderr: \(outcome.stderr)", sourceLocation: sourceLocation)
+        for word in words {
+            #expect(outcome.stderr.contains(word), "'\(word)' missing from: \(outcome.stderr)", sourceLocation: sourceLocation)
+        }
+        for word in absent + ["PRAGMA", "SELECT", "INSERT", "BEGIN", " in `"] {
+            #expect(!outcome.stderr.contains(word), "'\(word)' in: \(outcome.stderr)", sourceLocation: sourceLocation)
+        }
+        #expect(outcome.stdout.isEmpty, sourceLocation: sourceLocation)
+    }
+
+    static let listLine = #"{"jsonrpc":"2.0","id":1,"method":"chats.list"}"# + "\n"
+    static let writeLine = #"{"jsonrpc":"2.0","id":2,"method":"chat.create","params":{"chat":"x","title":"X"}}"# + "\n"
+
+    @Test(arguments: ["", ":memory:", "file:chat.sqlite", "file:chat.sqlite?mode=ro"])
+    func pathsThatAreNoSharedFileGetTheirOwnMessage(path: String) throws {
+        let directory = try TemporaryDirectory()
+        let config = try directory.write("config.json", "{}")
+        for (program, arguments) in [("chatfeedd", ["--database", path, "--config", config]), ("chatfeed", ["chats", "--database", path, "--config", config])] {
+            let outcome = try BuiltExecutable.run(program, arguments)
+            Self.expectOneLineRefusal(outcome, containing: ["cannot use '\(path)' as the database"], notContaining: ["read-only"])
+        }
+    }
+
+    @Test func theCLIRefusesADamagedDatabaseAsTheDaemonDoes() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("damaged.sqlite")
+        try Self.makeStore(path, chats: 3_000)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seek(toOffset: 4096 * 6)
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: 4096))
+        try handle.close()
+        for arguments in [["chats"], ["stats"], ["chats", "--read-only"], ["send", "c1", "--from", "ann", "hi"]] {
+            Self.expectOneLineRefusal(try BuiltExecutable.run("chatfeed", arguments + ["--database", path]), containing: ["is damaged", path])
+        }
+        Self.expectOneLineRefusal(try BuiltExecutable.run("chatfeedd", ["--database", path]), containing: ["is damaged", path])
+    }
+
+    @Test(.enabled(if: SmallFileSystem.canMount, "mounts a tmpfs, which needs root (CI runs as root)"))
+    func aFullDiskSaysSoAtStart() throws {
+        let disk = try SmallFileSystem(sizeMiB: 1)
+        disk.fill()
+        let path = disk.path("new.sqlite")
+        Self.expectOneLineRefusal(
+            try BuiltExecutable.run("chatfeedd", ["--database", path]), containing: ["is full", path], notContaining: ["disk I/O error"])
+        Self.expectOneLineRefusal(
+            try BuiltExecutable.run("chatfeed", ["init", "--database", path]), containing: ["is full", path], notContaining: ["disk I/O error"])
+    }
+
+    @Test(.enabled(if: SmallFileSystem.canMount, "mounts a tmpfs, which needs root (CI runs as root)"))
+    func readOnlyMediaAreServedReadOnly() throws {
+        let disk = try SmallFileSystem(sizeMiB: 4)
+        let path = disk.path("chatfeed.sqlite")
+        try Self.makeStore(path)
+        #expect(disk.size("chatfeed.sqlite-wal") == 0 && disk.size("chatfeed.sqlite-shm") == 0)
+        try disk.makeReadOnly()
+
+        let served = try BuiltExecutable.run("chatfeedd", ["--database", path, "--read-only"], stdin: Self.listLine + Self.writeLine)
+        #expect(served.status == .exited(0), "\(served.stderr)")
+        let lines = served.stdout.split(separator: "\n")
+        #expect(lines.count == 2 && lines[0].contains(#""total":3"#) && lines[1].contains("-32006"), "\(served.stdout)")
+        let chats = try BuiltExecutable.run("chatfeed", ["chats", "--json", "--read-only", "--database", path])
+        #expect(chats.status == .exited(0) && chats.stdout.contains(#""total":3"#), "\(chats.status) \(chats.stdout) \(chats.stderr)")
+        let stats = try BuiltExecutable.run("chatfeed", ["stats", "--read-only", "--database", path])
+        #expect(stats.status == .exited(0), "\(stats.stderr)")
+        // Without the flag, both say what to do.
+        Self.expectOneLineRefusal(try BuiltExecutable.run("chatfeedd", ["--database", path]), containing: ["not writable", "--read-only"])
+        Self.expectOneLineRefusal(try BuiltExecutable.run("chatfeed", ["chats", "--database", path]), containing: ["not writable", "--read-only"])
+    }
+
+    /// A `chmod 555` directory as an unprivileged user (root ignores permissions: the test runs
+    /// the programs as nobody when it runs as root).
+    @Test func aReadOnlyDirectoryIsServedReadOnly() throws {
+        let directory = try TemporaryDirectory()
+        let folder = directory.path("locked")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let path = folder + "/db.sqlite"
+        try Self.makeStore(path)
+        chmod(directory.url.path, 0o755)
+        chmod(path, 0o644)
+        chmod(folder, 0o555)
+        defer { chmod(folder, 0o755) }
+        func run(_ program: String, _ arguments: [String], stdin: String? = nil) throws -> BuiltExecutable.Outcome {
+            if geteuid() == 0 {
+                return try BuiltExecutable.run(
+                    executable: "/usr/bin/setpriv",
+                    ["--reuid=65534", "--regid=65534", "--clear-groups", BuiltExecutable.path(program)] + arguments, stdin: stdin)
+            }
+            return try BuiltExecutable.run(program, arguments, stdin: stdin)
+        }
+        let served = try run("chatfeedd", ["--database", path, "--read-only"], stdin: Self.listLine)
+        #expect(served.status == .exited(0) && served.stdout.contains(#""total":3"#), "\(served.stdout) \(served.stderr)")
+        let chats = try run("chatfeed", ["chats", "--json", "--read-only", "--database", path])
+        #expect(chats.status == .exited(0) && chats.stdout.contains(#""total":3"#), "\(chats.stdout) \(chats.stderr)")
+    }
+}
