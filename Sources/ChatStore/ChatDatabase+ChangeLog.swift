@@ -17,6 +17,7 @@ extension ChatDatabase {
     /// (`readerReached(_:)`, its own commits), no process prunes the entries after its position;
     /// after `readerTimeoutMilliseconds` without one it is dead and no longer holds pruning back.
     public func registerReader(_ name: String, at sequence: Int64) throws {
+        try checkCanWrite()
         reader = ChangeLogReader(name: name, position: sequence, writtenPosition: sequence, writtenAt: currentMilliseconds())
         try mappingStorageErrors {
             try db.inTransaction(.immediate) { try writeReaderRow() }
@@ -125,6 +126,8 @@ extension ChatDatabase {
     ///
     /// - Throws: `ChatStoreError.notWritable` saying what is read-only.
     public func checkWritable() throws {
+        // Writes fail as storage full until space is freed and the store opened again.
+        if openedOnFullDisk { return }
         if db.isReadOnly || access(path, W_OK) != 0 {
             throw ChatStoreError.notWritable(path: path, reason: "the file is read-only")
         }

@@ -7,7 +7,7 @@ extension ChatDatabase {
     @discardableResult
     public func apply(_ event: ChatEvent) throws -> EventResult {
         try event.validate()
-        try checkFileIdentity()
+        try checkCanWrite()
         keepLogWithinSpace()
         return try mappingStorageErrors {
             try db.inTransaction(.immediate) {
@@ -29,7 +29,7 @@ extension ChatDatabase {
     public func apply(
         _ events: [ChatEvent], lockLimit: Duration? = nil
     ) throws -> [Result<EventResult, ChatError>] {
-        try checkFileIdentity()
+        try checkCanWrite()
         keepLogWithinSpace()
         return try mappingStorageErrors { try db.inTransaction(.immediate) {
             var results: [Result<EventResult, ChatError>] = []

@@ -19,6 +19,17 @@ struct FileIdentity: Equatable {
 }
 
 extension ChatDatabase {
+    /// What every write transaction checks first: the store can write, and its file is still
+    /// the one at `path`.
+    func checkCanWrite() throws(ChatStoreError) {
+        if openedOnFullDisk {
+            throw .storageFull(
+                path: path,
+                detail: "the disk was full when the database was opened, so it was opened for reading only; restart once space is freed")
+        }
+        try checkFileIdentity()
+    }
+
     /// Checks that `path` still names the file this store opened: a database file deleted or
     /// replaced while open keeps taking commits into the old file, which nobody finds at the
     /// path again (issue 22). One `stat` call; every write transaction checks it first.

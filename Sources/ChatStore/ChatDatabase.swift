@@ -23,6 +23,9 @@ public final class ChatDatabase {
     /// The file opened at `path` (nil for an in-memory or temporary database): writes stop when
     /// `path` no longer names it (`checkFileIdentity()`).
     let fileIdentity: FileIdentity?
+    /// True when the disk was full at open: the store was opened read-only (immutable) to serve
+    /// reads, and every write fails as storage full until the store is opened again.
+    public let openedOnFullDisk: Bool
 
     /// Opens the store at `path`, creating the file when it is missing and migrating its schema.
     /// Read-only, a database on read-only media (a read-only directory or mount, where SQLite
@@ -35,7 +38,7 @@ public final class ChatDatabase {
         self.options = options
         if let reason = Self.unusablePathReason(path) { throw ChatStoreError.unusablePath(path: path, reason: reason) }
         do {
-            db = try Self.open(path: path, options: options)
+            (db, openedOnFullDisk) = try Self.open(path: path, options: options)
             statements = try PreparedStatements(db)
         } catch let error as SQLiteError {
             throw Self.startUpError(error, path: path, options: options)
@@ -43,16 +46,36 @@ public final class ChatDatabase {
         fileIdentity = FileIdentity(path: path)
     }
 
-    private static func open(path: String, options: StoreOptions) throws -> Database {
+    private static func open(path: String, options: StoreOptions) throws -> (Database, onFullDisk: Bool) {
         let db = try Database(path: path, mode: .init(readOnly: options.readOnly, create: true))
         do {
             try configure(db, path: path, options: options)
-            return db
+            return (db, false)
         } catch let error as SQLiteError where options.readOnly && isReadOnlyMedia(error, path: path) {
             let immutable = try Database(path: path, mode: .init(immutable: true))
             try configure(immutable, path: path, options: options)
-            return immutable
+            return (immutable, false)
+        } catch let error as SQLiteError where isDiskFull(error, path: path) && isReadOnlyMedia(error, path: path)
+            && (FileIdentity(path: path) != nil) && !hasNoContent(path) {
+            // An existing database on a full disk (no room for its -shm file) still serves reads.
+            var readOnly = options
+            readOnly.readOnly = true
+            let immutable = try Database(path: path, mode: .init(immutable: true))
+            try configure(immutable, path: path, options: readOnly)
+            return (immutable, true)
         }
+    }
+
+    private static func hasNoContent(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) != 0 || info.st_size == 0
+    }
+
+    /// True when `error` comes from a full disk: SQLite says so, or an I/O error with less than
+    /// the low-space reserve free.
+    static func isDiskFull(_ error: SQLiteError, path: String) -> Bool {
+        error.resultCode == .full
+            || (error.resultCode == .ioError && (freeBytes(at: path) ?? .max) < lowSpaceReserveBytes)
     }
 
     /// True when a read-only open failed for want of the `-shm` file on read-only media (or a
@@ -85,9 +108,7 @@ public final class ChatDatabase {
             return .cannotOpen(path: path, reason: "it is not a SQLite database")
         case .corrupt:
             return .damaged(path: path, detail: error.message)
-        case .full:
-            return .cannotOpen(path: path, reason: diskFullReason)
-        case .ioError where (freeBytes(at: path) ?? .max) < lowSpaceReserveBytes:
+        case _ where isDiskFull(error, path: path):
             return .cannotOpen(path: path, reason: diskFullReason)
         case .busy, .locked:
             return .cannotOpen(path: path, reason: "another process holds it locked (waited \(options.busyTimeoutMilliseconds) ms, the busy timeout)")

@@ -69,6 +69,23 @@ import Glibc
             try BuiltExecutable.run("chatfeed", ["init", "--database", path]), containing: ["is full", path], notContaining: ["disk I/O error"])
     }
 
+    /// An existing database on a full disk (no room for its -shm file) starts and serves reads;
+    /// writes are storage full.
+    @Test(.enabled(if: SmallFileSystem.canMount, "mounts a tmpfs, which needs root (CI runs as root)"))
+    func anExistingDatabaseOnAFullDiskServesReads() throws {
+        let disk = try SmallFileSystem(sizeMiB: 2)
+        let path = disk.path("chatfeed.sqlite")
+        try Self.makeStore(path)
+        #expect(disk.size("chatfeed.sqlite-shm") == 0)
+        disk.fill()
+        let served = try BuiltExecutable.run("chatfeedd", ["--database", path], stdin: Self.listLine + Self.writeLine)
+        #expect(served.status == .exited(0), "\(served.stderr)")
+        let lines = served.stdout.split(separator: "\n")
+        #expect(lines.count == 2 && lines[0].contains(#""total":3"#) && lines[1].contains("-32004"), "\(served.stdout)")
+        let chats = try BuiltExecutable.run("chatfeed", ["chats", "--json", "--database", path])
+        #expect(chats.status == .exited(0) && chats.stdout.contains(#""total":3"#), "\(chats.stdout) \(chats.stderr)")
+    }
+
     @Test(.enabled(if: SmallFileSystem.canMount, "mounts a tmpfs, which needs root (CI runs as root)"))
     func readOnlyMediaAreServedReadOnly() throws {
         let disk = try SmallFileSystem(sizeMiB: 4)
