@@ -30,6 +30,9 @@ public actor ChatClient {
     private var generation = 0
     private var readerTask: Task<Void, Never>?
     private var reconnecting: Task<Void, Never>?
+    /// Calls waiting for the reconnect to finish (each ends early when its task is cancelled).
+    private var reconnectWaiters: [Int: CheckedContinuation<Void, any Error>] = [:]
+    private var nextReconnectWaiter = 0
     private var closed = false
     private var failure: ChatfeedClientError?
     /// Connections that ended in a row without answering anything (a daemon that cannot start).
@@ -111,6 +114,9 @@ public actor ChatClient {
         subscriptions.removeAll()
         handleBySubscription.removeAll()
         reconnecting?.cancel()
+        let waiters = reconnectWaiters.values
+        reconnectWaiters.removeAll()
+        for waiter in waiters { waiter.resume() }  // they find the client closed
         if let connection { await connection.close() }
     }
 
@@ -123,7 +129,7 @@ public actor ChatClient {
         _ method: String, _ params: JSONObject, subscribing: Int? = nil, sentKnown: Bool = false,
         waitingForReconnect: Bool = true
     ) async throws -> JSONValue {
-        if waitingForReconnect, let reconnecting { await reconnecting.value }
+        if waitingForReconnect { try await waitForReconnect() }
         try Task.checkCancellation()
         if closed { throw ChatfeedClientError.connectionClosed }
         if let failure { throw failure }
@@ -153,6 +159,25 @@ public actor ChatClient {
         } onCancel: {
             Task { await self.abandon(id, CancellationError()) }
         }
+    }
+
+    /// Returns once no reconnect is under way (at once when none is); throws `CancellationError`
+    /// as soon as the task is cancelled.
+    private func waitForReconnect() async throws {
+        guard reconnecting != nil else { return }
+        let key = nextReconnectWaiter
+        nextReconnectWaiter += 1
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
+                reconnectWaiters[key] = waiter
+            }
+        } onCancel: {
+            Task { await self.stopWaitingForReconnect(key) }
+        }
+    }
+
+    private func stopWaitingForReconnect(_ key: Int) {
+        reconnectWaiters.removeValue(forKey: key)?.resume(throwing: CancellationError())
     }
 
     /// Ends a request that is still waiting with `error` (its time limit passed, its task was
@@ -298,7 +323,14 @@ public actor ChatClient {
     private var reconnectCount = 0
 
     private func reconnect(after reason: String, number: Int) async {
-        defer { if number == reconnectCount { reconnecting = nil } }
+        defer {
+            if number == reconnectCount {
+                reconnecting = nil
+                let waiters = reconnectWaiters.values
+                reconnectWaiters.removeAll()
+                for waiter in waiters { waiter.resume() }
+            }
+        }
         var lastError = reason
         if failedConnections <= Self.maxFailedConnections {
             for delay in [0, 50, 200, 500, 1000, 2000] {

@@ -100,6 +100,28 @@ import TestSupport
         await #expect(throws: CancellationError.self) { try await call.value }
     }
 
+    /// Before, a call waiting for the reconnect waited for all of it (here 5 s) before it saw
+    /// that its task was cancelled.
+    @Test func cancellingACallThatWaitsForTheReconnectEndsItAtOnce() async throws {
+        let scripted = ScriptedTransport()
+        let transport = GatedTransport(scripted)
+        let client = try await ChatClient(transport: transport, requestTimeout: nil)
+        transport.nextDelay.withLock { $0 = .seconds(5) }
+        try await scripted.connection(0).end()
+        let deadline = ContinuousClock.now + .seconds(5)
+        while transport.connectsStarted.load(ordering: .sequentiallyConsistent) < 2 {
+            guard ContinuousClock.now < deadline else { throw ScriptError("the client did not reconnect") }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        let call = Task { try await client.listChats() }
+        try await Task.sleep(for: .milliseconds(50))
+        let cancelled = ContinuousClock.now
+        call.cancel()
+        await #expect(throws: CancellationError.self) { try await call.value }
+        #expect(ContinuousClock.now - cancelled < .seconds(2))
+        await client.close()
+    }
+
     @Test func aSubscribeThatTimedOutIsUnsubscribedWhenItsAnswerComesLate() async throws {
         let transport = ScriptedTransport()
         let client = try await ChatClient(transport: transport, requestTimeout: .milliseconds(100))
