@@ -1,5 +1,5 @@
 /// The latest non-deleted message of a chat, as shown in its row.
-public struct LastMessage: Hashable, Sendable {
+public struct LastMessage: Hashable, Sendable, Codable {
     public var id: String
     public var sender: String
     public var text: String
@@ -18,7 +18,11 @@ public struct LastMessage: Hashable, Sendable {
 ///
 /// `revision` increases whenever `title`, `lastMessage`, `lastMessageDate`, `unread`, `list`,
 /// `pinOrder` or `muted` changes, and only then.
-public struct Chat: Hashable, Sendable {
+///
+/// `Codable` (keys are the property names) so that an app can persist the rows it shows and
+/// resume from them (`ChatClient.subscribe(resumingFrom:)`). This is not the wire format: the
+/// protocol's JSON is WireProtocol's.
+public struct Chat: Hashable, Sendable, Codable {
     public var id: String
     public var title: String
     /// Milliseconds since the Unix epoch.
@@ -62,7 +66,7 @@ public struct Chat: Hashable, Sendable {
 }
 
 /// A message of a chat.
-public struct Message: Hashable, Sendable {
+public struct Message: Hashable, Sendable, Codable {
     /// Unique across the store.
     public var id: String
     public var chat: String

@@ -1,5 +1,5 @@
 /// The chat list a chat is in (SPEC §2). A new chat goes to `main`.
-public enum ChatList: String, CaseIterable, Hashable, Sendable, CustomStringConvertible {
+public enum ChatList: String, CaseIterable, Hashable, Sendable, Codable, CustomStringConvertible {
     case main
     case archive
 
@@ -39,7 +39,7 @@ public struct ChatListView: Hashable, Sendable, CustomStringConvertible {
 
 /// The unread counters of a chat list (SPEC §2): chats with unread messages and the sum of their
 /// unread counts, over all chats and over the chats that are not muted (an app's badge).
-public struct UnreadCounters: Hashable, Sendable, CustomStringConvertible {
+public struct UnreadCounters: Hashable, Sendable, Codable, CustomStringConvertible {
     public var chats: Int64
     public var messages: Int64
     public var unmutedChats: Int64

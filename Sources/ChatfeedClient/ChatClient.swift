@@ -15,15 +15,24 @@ import WireProtocol
 /// `.snapshot` update. Requests in flight at that moment fail with
 /// `ChatfeedClientError.connectionLost`; later ones wait for the new connection.
 ///
+/// Every call has a time limit (`requestTimeout`, 30 s by default): a call whose answer does not
+/// come in time throws `ChatfeedClientError.timedOut`, and a call whose task is cancelled throws
+/// `CancellationError` at once. Either way the request may or may not have been applied.
+///
 /// Call `close()` when done: the engine then commits what it has read and ends.
 public actor ChatClient {
     private let transport: any ChatfeedTransport
     private let logger: Logger
+    /// How long a call waits for its answer (nil: without a limit).
+    public let requestTimeout: Duration?
     private var connection: (any ChatfeedConnection)?
     /// Bumped per connection: lines and ends of an older connection are ignored.
     private var generation = 0
     private var readerTask: Task<Void, Never>?
     private var reconnecting: Task<Void, Never>?
+    /// Calls waiting for the reconnect to finish (each ends early when its task is cancelled).
+    private var reconnectWaiters: [Int: CheckedContinuation<Void, any Error>] = [:]
+    private var nextReconnectWaiter = 0
     private var closed = false
     private var failure: ChatfeedClientError?
     /// Connections that ended in a row without answering anything (a daemon that cannot start).
@@ -32,6 +41,8 @@ public actor ChatClient {
 
     private var nextRequestID: Int64 = 1
     private var pending: [Int64: PendingRequest] = [:]
+    /// Subscribe requests that timed out or were cancelled: a late answer's subscription is ended.
+    private var abandonedSubscribes: Set<Int64> = []
 
     private var subscriptions: [Int: SubscriptionRecord] = [:]
     private var handleBySubscription: [String: Int] = [:]
@@ -46,12 +57,17 @@ public actor ChatClient {
         var subscribing: Int?
         /// For `feed.subscribe`: whether it sent `known` (only then may the answer carry batches).
         var sentKnown = false
+        /// Ends the request when its time limit passes.
+        var timer: Task<Void, Never>?
     }
 
     private struct SubscriptionRecord {
         var options: FeedOptions
-        var continuation: AsyncThrowingStream<FeedUpdate, any Error>.Continuation
+        var continuation: AsyncThrowingStream<FeedDelivery, any Error>.Continuation
         var mirror: FeedMirror?
+        /// True once a subscribe answer was installed: only such a subscription is subscribed
+        /// again by the reconnect loop (a subscribe still in flight sends its own request).
+        var established = false
         /// The id of the engine's subscription on the current connection; nil until a subscribe
         /// answer is installed, and again once that connection ended (the next engine may give
         /// the same id to another subscription).
@@ -60,10 +76,18 @@ public actor ChatClient {
         var lastAcknowledged: Int64 = 0
     }
 
-    /// Opens the transport's first connection. `logger` tells what the client decides on its own
-    /// (a catch-up it refused and replaced with the list, say).
-    public init(transport: any ChatfeedTransport, logger: Logger = Logger(label: "chatfeed.client")) async throws {
+    /// Opens the transport's first connection; throws `ChatfeedClientError.cannotStart` when the
+    /// engine cannot start (a database it cannot open, say), whatever the transport.
+    ///
+    /// `requestTimeout`: how long a call waits for its answer before it throws
+    /// `ChatfeedClientError.timedOut` (nil: no limit). `logger` tells what the client decides on
+    /// its own (a catch-up it refused and replaced with the list, say); silent by default.
+    public init(
+        transport: any ChatfeedTransport, requestTimeout: Duration? = .seconds(30),
+        logger: Logger = .silent("chatfeed.client")
+    ) async throws {
         self.transport = transport
+        self.requestTimeout = requestTimeout
         self.logger = logger
         let connection = try await transport.connect()
         adopt(connection)
@@ -90,33 +114,79 @@ public actor ChatClient {
         subscriptions.removeAll()
         handleBySubscription.removeAll()
         reconnecting?.cancel()
+        let waiters = reconnectWaiters.values
+        reconnectWaiters.removeAll()
+        for waiter in waiters { waiter.resume() }  // they find the client closed
         if let connection { await connection.close() }
     }
 
     // MARK: Requests
 
-    /// Sends a request and waits for its result; an error answer throws `ChatfeedError`.
+    /// Sends a request and waits for its result; an error answer throws `ChatfeedError`. Throws
+    /// `ChatfeedClientError.timedOut` after `requestTimeout`, `CancellationError` when the task is
+    /// cancelled.
     func call(
         _ method: String, _ params: JSONObject, subscribing: Int? = nil, sentKnown: Bool = false,
         waitingForReconnect: Bool = true
     ) async throws -> JSONValue {
-        if waitingForReconnect, let reconnecting { await reconnecting.value }
+        if waitingForReconnect { try await waitForReconnect() }
+        try Task.checkCancellation()
         if closed { throw ChatfeedClientError.connectionClosed }
         if let failure { throw failure }
         guard let connection else { throw ChatfeedClientError.connectionLost("no connection") }
         let id = nextRequestID
         nextRequestID += 1
         let line = Self.line(id: id, method: method, params: params)
-        return try await withCheckedThrowingContinuation { continuation in
-            pending[id] = PendingRequest(
-                method: method, continuation: continuation, subscribing: subscribing, sentKnown: sentKnown)
-            do {
-                try connection.send(line)
-            } catch {
-                pending[id] = nil
-                continuation.resume(throwing: error)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                var request = PendingRequest(
+                    method: method, continuation: continuation, subscribing: subscribing, sentKnown: sentKnown)
+                if let requestTimeout {
+                    request.timer = Task { [weak self] in
+                        guard (try? await Task.sleep(for: requestTimeout)) != nil else { return }
+                        await self?.abandon(id, ChatfeedClientError.timedOut(method: method, after: requestTimeout))
+                    }
+                }
+                pending[id] = request
+                do {
+                    try connection.send(line)
+                } catch {
+                    pending[id] = nil
+                    request.timer?.cancel()
+                    continuation.resume(throwing: error)
+                }
             }
+        } onCancel: {
+            Task { await self.abandon(id, CancellationError()) }
         }
+    }
+
+    /// Returns once no reconnect is under way (at once when none is); throws `CancellationError`
+    /// as soon as the task is cancelled.
+    private func waitForReconnect() async throws {
+        guard reconnecting != nil else { return }
+        let key = nextReconnectWaiter
+        nextReconnectWaiter += 1
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
+                reconnectWaiters[key] = waiter
+            }
+        } onCancel: {
+            Task { await self.stopWaitingForReconnect(key) }
+        }
+    }
+
+    private func stopWaitingForReconnect(_ key: Int) {
+        reconnectWaiters.removeValue(forKey: key)?.resume(throwing: CancellationError())
+    }
+
+    /// Ends a request that is still waiting with `error` (its time limit passed, its task was
+    /// cancelled). A subscribe's late answer then ends the engine's subscription.
+    private func abandon(_ id: Int64, _ error: any Error) {
+        guard let request = pending.removeValue(forKey: id) else { return }
+        request.timer?.cancel()
+        if request.subscribing != nil { abandonedSubscribes.insert(id) }
+        request.continuation.resume(throwing: error)
     }
 
     /// Sends a notification (no answer is awaited; the engine logs its errors).
@@ -160,7 +230,14 @@ public actor ChatClient {
         }
         switch message {
         case .result(let id, let result):
-            guard let id = id.int64Value, let request = pending.removeValue(forKey: id) else { return }
+            guard let id = id.int64Value else { return }
+            guard let request = pending.removeValue(forKey: id) else {
+                if abandonedSubscribes.remove(id) != nil, let subscription = result["subscription"]?.stringValue {
+                    unsubscribeEngine(subscription)
+                }
+                return
+            }
+            request.timer?.cancel()
             failedConnections = 0
             if let handle = request.subscribing {
                 do {
@@ -174,7 +251,10 @@ public actor ChatClient {
             }
             request.continuation.resume(returning: result)
         case .error(let id, let error):
-            guard let id = id.int64Value, let request = pending.removeValue(forKey: id) else { return }
+            guard let id = id.int64Value else { return }
+            abandonedSubscribes.remove(id)
+            guard let request = pending.removeValue(forKey: id) else { return }
+            request.timer?.cancel()
             failedConnections = 0
             request.continuation.resume(throwing: ChatfeedError(error, method: request.method))
         case .notification(let method, let params):
@@ -225,8 +305,12 @@ public actor ChatClient {
         let reason = connection?.endReason ?? "the connection ended"
         connection = nil
         let lost: ChatfeedClientError = closed ? .connectionClosed : .connectionLost(reason)
-        for (_, request) in pending { request.continuation.resume(throwing: lost) }
+        for (_, request) in pending {
+            request.timer?.cancel()
+            request.continuation.resume(throwing: lost)
+        }
         pending.removeAll()
+        abandonedSubscribes.removeAll()
         handleBySubscription.removeAll()
         for handle in subscriptions.keys { subscriptions[handle]?.engineSubscription = nil }
         guard !closed else { return }
@@ -239,7 +323,14 @@ public actor ChatClient {
     private var reconnectCount = 0
 
     private func reconnect(after reason: String, number: Int) async {
-        defer { if number == reconnectCount { reconnecting = nil } }
+        defer {
+            if number == reconnectCount {
+                reconnecting = nil
+                let waiters = reconnectWaiters.values
+                reconnectWaiters.removeAll()
+                for waiter in waiters { waiter.resume() }
+            }
+        }
         var lastError = reason
         if failedConnections <= Self.maxFailedConnections {
             for delay in [0, 50, 200, 500, 1000, 2000] {
@@ -262,8 +353,10 @@ public actor ChatClient {
             for handle in Array(subscriptions.keys) { fail(handle, FeedError.resubscribeFailed(reason: "\(failure)")) }
             return
         }
+        // Only the subscriptions that were subscribed on the lost connection: one whose first
+        // subscribe is still waiting for this connection sends its own.
         for handle in subscriptions.keys.sorted() {
-            guard subscriptions[handle] != nil else { continue }
+            guard subscriptions[handle]?.established == true else { continue }
             subscriptions[handle]?.epoch += 1
             subscriptions[handle]?.lastAcknowledged = 0
             do {
@@ -288,17 +381,22 @@ public actor ChatClient {
     /// first update is `.batches` with seq 0 (animate it) — or, when the reset rule or an engine
     /// without resume prefers the list, a `.snapshot` (so do more than 10,000 rows). A row whose id
     /// came before is dropped.
+    ///
+    /// `acknowledgement`: `.onNext` (the default) acknowledges an update when the app asks for
+    /// the next one; `.manual` leaves it to `FeedSubscription.acknowledge(_:)`.
     public func subscribe(
         _ options: FeedOptions = FeedOptions(), resumingFrom rows: [Chat]? = nil,
-        acknowledgement: AcknowledgementMode = .manual
+        acknowledgement: AcknowledgementMode = .onNext
     ) async throws -> FeedSubscription {
         let handle = nextHandle
         nextHandle += 1
-        let (stream, continuation) = AsyncThrowingStream.makeStream(of: FeedUpdate.self)
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: FeedDelivery.self)
         var record = SubscriptionRecord(options: options, continuation: continuation)
+        var initialRows: [Chat] = []
         if let rows {
             var seen = Set<String>()
-            record.mirror = FeedMirror(subscription: "", chats: rows.filter { seen.insert($0.id).inserted }, epoch: 0)
+            initialRows = rows.filter { seen.insert($0.id).inserted }
+            record.mirror = FeedMirror(subscription: "", chats: initialRows, epoch: 0)
         }
         subscriptions[handle] = record
         continuation.onTermination = { [weak self] termination in
@@ -311,7 +409,8 @@ public actor ChatClient {
             continuation.finish()
             throw error
         }
-        return FeedSubscription(client: self, handle: handle, updates: stream, acknowledgement: acknowledgement)
+        return FeedSubscription(
+            client: self, handle: handle, deliveries: stream, initialRows: initialRows, acknowledgement: acknowledgement)
     }
 
     /// `feed.subscribe` for a subscription: with `known` from its mirror (when the engine takes
@@ -362,7 +461,7 @@ public actor ChatClient {
         } catch {
             throw ChatfeedClientError.malformedResponse(method: WireMethod.feedSubscribe.rawValue, reason: "\(error)")
         }
-        let update: FeedUpdate
+        let update: FeedDelivery
         switch answer.content {
         case .batches(let batches):
             guard sentKnown, var mirror = record.mirror else {
@@ -379,6 +478,7 @@ public actor ChatClient {
             record.mirror = mirror
         }
         record.engineSubscription = answer.subscription
+        record.established = true
         subscriptions[handle] = record
         handleBySubscription[answer.subscription] = handle
         record.continuation.yield(update)

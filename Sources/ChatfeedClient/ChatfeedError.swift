@@ -71,6 +71,9 @@ public enum ChatfeedClientError: Error, Hashable, Sendable, CustomStringConverti
     case reconnectFailed(String)
     /// The engine answered something this client cannot read.
     case malformedResponse(method: String, reason: String)
+    /// No answer came within the client's `requestTimeout`: the request may or may not have
+    /// been applied.
+    case timedOut(method: String, after: Duration)
 
     public var description: String {
         switch self {
@@ -80,6 +83,7 @@ public enum ChatfeedClientError: Error, Hashable, Sendable, CustomStringConverti
         case .connectionLost(let reason): "the connection to the engine was lost (\(reason)); the request may or may not have been applied"
         case .reconnectFailed(let reason): "the connection to the engine was lost and cannot be reopened: \(reason)"
         case .malformedResponse(let method, let reason): "unreadable answer to \(method): \(reason)"
+        case .timedOut(let method, let limit): "no answer to \(method) within \(limit); it may or may not have been applied"
         }
     }
 }

@@ -3,7 +3,10 @@ import Synchronization
 
 /// `chatfeedd` as a child process (macOS, Linux): requests to its stdin, lines from its stdout.
 /// Its stderr (the daemon's log) is kept, the last few KiB of it, for the error that reports its
-/// end. Each `connect()` starts a new process; a process that dies is restarted by the client.
+/// end. Each `connect()` starts a new process and returns once it answers (it has opened its
+/// database): a daemon that cannot start throws `ChatfeedClientError.cannotStart` from
+/// `connect()`, with the daemon's own words, as the in-process transport does. A process that
+/// dies later is restarted by the client.
 ///
 /// Writing to a child that has died must be an error, not the end of the app: the first
 /// `connect()` sets SIGPIPE to be ignored in this process.
@@ -40,7 +43,9 @@ public struct ChildProcessTransport: ChatfeedTransport {
     }
 
     public func connect() async throws -> any ChatfeedConnection {
-        try ChildProcessConnection(executable: executable, arguments: arguments)
+        let connection = try ChildProcessConnection(executable: executable, arguments: arguments)
+        try await connection.waitUntilReady()
+        return connection
     }
 }
 
@@ -59,6 +64,19 @@ public final class ChildProcessConnection: ChatfeedConnection, @unchecked Sendab
         var stderrTail: [UInt8] = []
         var endReason: String?
     }
+
+    /// Whether the child answered its first line (the readiness probe) or ended before.
+    private enum Readiness {
+        case waiting(CheckedContinuation<Void, any Error>?)
+        case ready
+        case failed(String)
+    }
+    private let readiness = Mutex(Readiness.waiting(nil))
+
+    /// A request every `chatfeedd` answers at once and cheaply once its database is open; its
+    /// answer is the child's first line, which the connection keeps to itself.
+    private static let readinessProbe = Array(
+        #"{"jsonrpc":"2.0","id":"chatfeed.client.ready","method":"chats.locate","params":{"ids":["chatfeed.client.ready"]}}"#.utf8) + [0x0A]
 
     private static let ignoreSIGPIPE: Void = { signal(SIGPIPE, SIG_IGN) }()
 
@@ -97,17 +115,23 @@ public final class ChildProcessConnection: ChatfeedConnection, @unchecked Sendab
         errorReader.start()
         let reader = Thread { [self] in
             var pending: [UInt8] = []
+            var answeredProbe = false
             readChunks(output) { chunk in
                 var start = chunk.startIndex
                 while let newline = chunk[start...].firstIndex(of: 0x0A) {
                     pending.append(contentsOf: chunk[start..<newline])
-                    continuation.yield(pending)
+                    if answeredProbe {
+                        continuation.yield(pending)
+                    } else {
+                        answeredProbe = true
+                        settleReadiness(nil)
+                    }
                     pending.removeAll(keepingCapacity: true)
                     start = newline + 1
                 }
                 pending.append(contentsOf: chunk[start...])
             }
-            if !pending.isEmpty { continuation.yield(pending) }
+            if !pending.isEmpty && answeredProbe { continuation.yield(pending) }
             process.waitUntilExit()
             let status = process.terminationReason == .uncaughtSignal
                 ? "killed by signal \(process.terminationStatus)" : "exit status \(process.terminationStatus)"
@@ -118,10 +142,57 @@ public final class ChildProcessConnection: ChatfeedConnection, @unchecked Sendab
                     .trimmingCharacters(in: .whitespacesAndNewlines)
                 $0.endReason = "chatfeedd ended (\(status))" + (tail.isEmpty ? "" : ": \(tail)")
             }
+            if !answeredProbe { settleReadiness(Self.startFailure(status: status, stderr: state.withLock { $0.stderrTail })) }
             continuation.finish()
         }
         reader.name = "chatfeed.client.stdout"
         reader.start()
+        try? send(Self.readinessProbe)  // a child that died already: the reader reports why
+    }
+
+    /// Returns once the child answered the readiness probe; throws `cannotStart` with the
+    /// daemon's reason when it ended first.
+    func waitUntilReady() async throws {
+        try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
+            let settled: String?? = readiness.withLock { readiness in
+                switch readiness {
+                case .waiting:
+                    readiness = .waiting(waiter)
+                    return .none
+                case .ready: return .some(nil)
+                case .failed(let reason): return .some(reason)
+                }
+            }
+            switch settled {
+            case .none: break
+            case .some(nil): waiter.resume()
+            case .some(.some(let reason)): waiter.resume(throwing: ChatfeedClientError.cannotStart(reason))
+            }
+        }
+    }
+
+    /// Settles readiness once: `nil` when the child answered, else why it could not start.
+    private func settleReadiness(_ failure: String?) {
+        let waiter: CheckedContinuation<Void, any Error>? = readiness.withLock { readiness in
+            guard case .waiting(let waiter) = readiness else { return nil }
+            readiness = failure.map(Readiness.failed) ?? .ready
+            return waiter
+        }
+        if let failure {
+            waiter?.resume(throwing: ChatfeedClientError.cannotStart(failure))
+        } else {
+            waiter?.resume()
+        }
+    }
+
+    /// Why a child that never answered could not start: the daemon's error line without its
+    /// `chatfeedd: error: ` prefix (the words the in-process engine's error has), else its status.
+    private static func startFailure(status: String, stderr: [UInt8]) -> String {
+        let lines = String(decoding: stderr.suffix(stderrTailBytes), as: UTF8.self).split(separator: "\n")
+        let prefix = "chatfeedd: error: "
+        if let line = lines.last(where: { $0.hasPrefix(prefix) }) { return String(line.dropFirst(prefix.count)) }
+        let tail = lines.suffix(3).joined(separator: "\n")
+        return "chatfeedd ended before answering (\(status))" + (tail.isEmpty ? "" : ": \(tail)")
     }
 
     deinit {

@@ -25,8 +25,10 @@ public struct FeedOptions: Hashable, Sendable {
 /// When the client acknowledges an update to the engine (which then sends the next one).
 public enum AcknowledgementMode: Hashable, Sendable {
     /// When the app calls `FeedSubscription.acknowledge(_:)`, e.g. in an animation's completion.
+    /// An update the app never acknowledges holds back every later one (with `maxInFlight` ≥ 1).
     case manual
     /// When the app asks the sequence for the next update: the previous one counts as applied.
+    /// The default: a plain `for try await` loop needs nothing more.
     case onNext
 }
 

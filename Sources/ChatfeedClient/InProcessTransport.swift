@@ -5,17 +5,20 @@ import Logging
 
 /// The engine in-process (`InProcessEngine`): no child process, no pipes — what an iOS app uses.
 /// Each `connect()` opens the database again in a new engine.
+///
+/// The engine logs through `logger` only: silent by default; give it the app's logger (at the
+/// level the app wants) to see what it does.
 public struct InProcessTransport: ChatfeedTransport {
     public var options: ServerOptions
     public var logger: Logger
 
-    public init(options: ServerOptions, logger: Logger = Logger(label: "chatfeed.engine")) {
+    public init(options: ServerOptions, logger: Logger = .silent("chatfeed.engine")) {
         self.options = options
         self.logger = logger
     }
 
     /// The default configuration on `database` (created when missing).
-    public init(database: String, logger: Logger = Logger(label: "chatfeed.engine")) {
+    public init(database: String, logger: Logger = .silent("chatfeed.engine")) {
         var configuration = ChatfeedConfiguration.defaults
         configuration.database = database
         self.init(options: ServerOptions(configuration: configuration), logger: logger)
@@ -25,7 +28,8 @@ public struct InProcessTransport: ChatfeedTransport {
         do {
             return InProcessConnection(engine: try InProcessEngine(options: options, logger: logger))
         } catch {
-            throw ChatfeedClientError.cannotStart("cannot open the database '\(options.databasePath)': \(error)")
+            // The words chatfeedd prints when it cannot start: both transports fail alike.
+            throw ChatfeedClientError.cannotStart("\(DaemonStartError(database: options.databasePath, underlying: error))")
         }
     }
 }

@@ -65,6 +65,11 @@ public struct DaemonStartError: Error, CustomStringConvertible {
     public var database: String
     public var underlying: any Error
 
+    public init(database: String, underlying: any Error) {
+        self.database = database
+        self.underlying = underlying
+    }
+
     public var description: String {
         // The store's own errors already name the database.
         switch underlying {

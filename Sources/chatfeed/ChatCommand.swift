@@ -17,12 +17,15 @@ struct ChatCommand: ParsableCommand {
 
         @Argument(help: "The new chat's id.") var id: String
         @Option(help: "The chat's title.") var title: String
-        @Option(name: .customLong("at"), help: ArgumentHelp("Creation time in ms since the Unix epoch (default: now).", valueName: "ms"))
+        @Option(
+            name: .customLong("at"), parsing: .unconditional,
+            help: ArgumentHelp("Creation time in ms since the Unix epoch, negative before 1970 (default: now).", valueName: "ms"))
         var createdAt: Int64?
         @OptionGroup var store: StoreSelection
 
         func run() throws {
-            try applyPrintingChat(.createChat(id: id, title: title, createdAt: createdAt ?? currentMilliseconds()), store, create: true)
+            // A write never creates a database (SPEC §6): `chatfeed init` does.
+            try applyPrintingChat(.createChat(id: id, title: title, createdAt: createdAt ?? currentMilliseconds()), store)
         }
     }
 
@@ -59,12 +62,29 @@ struct ChatCommand: ParsableCommand {
 
     struct Pin: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Pin a chat on top of its list's pinned chats (at most maxPinnedChats per list); prints it as JSON.")
+            abstract: "Pin a chat on top of its list's pinned chats, or set a list's pinned chats (--order).",
+            discussion: """
+                'chat pin ID' pins one chat and prints it as JSON. 'chat pin --order a,b,c [--list archive]' pins \
+                exactly those chats of the list, a on top, and unpins the list's others ('--order ""' unpins them \
+                all). A list holds at most maxPinnedChats pinned chats (configuration, default 5).
+                """)
 
-        @Argument(help: "The chat's id.") var id: String
+        @Argument(help: "The chat's id.") var id: String?
+        @Option(help: ArgumentHelp("The list's pinned chats, top first, comma-separated.", valueName: "ids"))
+        var order: String?
+        @Option(help: "The list --order sets: main or archive.") var list = ChatList.main
         @OptionGroup var store: StoreSelection
 
-        func run() throws { try applyPrintingChat(.pinChat(id: id), store) }
+        func validate() throws {
+            if (id == nil) == (order == nil) { throw ValidationError("give a chat's id or --order, not both") }
+        }
+
+        func run() throws {
+            if let id { return try applyPrintingChat(.pinChat(id: id), store) }
+            let chats = (order ?? "").split(separator: ",", omittingEmptySubsequences: true).map(String.init)
+            let opened = try store.openStore()
+            try reportingFailures { _ = try opened.apply(.setPinned(list: list, chats: chats)) }
+        }
     }
 
     struct Unpin: ParsableCommand {
@@ -114,8 +134,8 @@ struct ChatCommand: ParsableCommand {
     }
 }
 
-private func applyPrintingChat(_ event: ChatEvent, _ selection: StoreSelection, create: Bool = false) throws {
-    let store = try selection.openStore(create: create)
+private func applyPrintingChat(_ event: ChatEvent, _ selection: StoreSelection) throws {
+    let store = try selection.openStore()
     let result = try reportingFailures { try store.apply(event) }
     if case .chat(let chat) = result { outputJSON(chat.appendJSON) }
 }

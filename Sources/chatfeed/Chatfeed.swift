@@ -12,11 +12,13 @@ struct Chatfeed: AsyncParsableCommand {
         abstract: "Create, write and query a chatfeed store.",
         version: ChatfeedVersion.current,
         subcommands: [
-            Init.self, ChatCommand.self, Send.self, Chats.self, Messages.self, Locate.self, Stats.self, Diff.self, Watch.self,
+            Init.self, ChatCommand.self, Send.self, Edit.self, Delete.self, Chats.self, Messages.self, Locate.self, Stats.self,
+            Diff.self, Watch.self,
         ])
 
-    /// Usage errors keep argument-parser's message and exit code; every other failure is one
-    /// `chatfeed: error: …` line on stderr and exit status 1.
+    /// Usage errors keep argument-parser's conventions (`Error: …`, the usage and a pointer to
+    /// `--help` on stderr, exit status 64); every other failure is one `chatfeed: error: …` line
+    /// on stderr and exit status 1.
     static func main() async {
         do {
             var command = try parseAsRoot()

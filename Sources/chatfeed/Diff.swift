@@ -56,11 +56,17 @@ enum DiffInput {
         if path == "-" {
             bytes = Array(FileHandle.standardInput.readDataToEndOfFile())
         } else {
-            guard let data = FileManager.default.contents(atPath: path) else {
+            // Read to the end rather than by size, so that pipes and FIFOs (`<(…)`) work.
+            guard let handle = FileHandle(forReadingAtPath: path) else {
                 let reason = FileManager.default.fileExists(atPath: path) ? "it cannot be read" : "no such file"
                 throw CLIFailure(message: "cannot read '\(path)': \(reason)")
             }
-            bytes = Array(data)
+            defer { try? handle.close() }
+            do {
+                bytes = Array(try handle.readToEnd() ?? Data())
+            } catch {
+                throw CLIFailure(message: "cannot read '\(path)': \(error.localizedDescription)")
+            }
         }
         let name = path == "-" ? "standard input" : path
         let value: JSONValue

@@ -9,7 +9,9 @@ struct Messages: ParsableCommand {
 
     @Argument(help: "The chat's id.") var chat: String
     @Option(help: "How many messages to show (1 to 10000).") var limit = MessagesListParams.defaultLimit
-    @Option(help: ArgumentHelp("Only messages sent before this time (ms since the Unix epoch).", valueName: "ms"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Only messages sent before this time (ms since the Unix epoch, negative before 1970).", valueName: "ms"))
     var before: Int64?
     @Option(help: ArgumentHelp("Continue after the page that printed this cursor.", valueName: "cursor"))
     var cursor: String?

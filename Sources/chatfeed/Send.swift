@@ -11,7 +11,9 @@ struct Send: ParsableCommand {
     @Option(name: .customLong("from"), help: ArgumentHelp("The sender.", valueName: "sender")) var sender: String
     @Argument(help: "The message text.") var text: String
     @Option(help: "The message id (default: a fresh unique id).") var id: String?
-    @Option(name: .customLong("at"), help: ArgumentHelp("Send time in ms since the Unix epoch (default: now).", valueName: "ms"))
+    @Option(
+        name: .customLong("at"), parsing: .unconditional,
+        help: ArgumentHelp("Send time in ms since the Unix epoch, negative before 1970 (default: now).", valueName: "ms"))
     var sentAt: Int64?
     @OptionGroup var store: StoreSelection
 

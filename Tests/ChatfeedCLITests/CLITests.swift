@@ -81,6 +81,7 @@ enum CLI {
     @Test func aRefusedWriteIsOneErrorLineAndChangesNothing() throws {
         let directory = try TemporaryDirectory()
         let db = ["--database", directory.path("cli.sqlite")]
+        #expect(try CLI.run(["init"] + db).status == 0)
         #expect(try CLI.run(["chat", "create", "a", "--title", "A", "--at", "0"] + db).status == 0)
         #expect(try CLI.run(["send", "a", "--from", "ann", "hi", "--id", "m1", "--at", "5"] + db).status == 0)
         let before = try CLI.run(["chats", "--json"] + db).stdout

@@ -19,6 +19,7 @@ struct OutputSafetyTests {
     static func database() throws -> (TemporaryDirectory, [String]) {
         let directory = try TemporaryDirectory()
         let db = ["--database", directory.path("t.sqlite")]
+        #expect(try BuiltExecutable.run("chatfeed", ["init"] + db).status == 0)
         #expect(try BuiltExecutable.run("chatfeed", ["chat", "create", "evil", "--title", title, "--at", "1000"] + db).status == 0)
         #expect(try BuiltExecutable.run("chatfeed", ["send", "evil", "--from", "m\u{1B}[0m", text, "--id", "m1", "--at", "2000"] + db).status == 0)
         return (directory, db)

@@ -20,6 +20,7 @@ struct WatchCommandTests {
     func existingDatabase() throws {
         let directory = try TemporaryDirectory()
         let database = directory.path("w.sqlite")
+        #expect(try BuiltExecutable.run("chatfeed", ["init", "--database", database]).status == 0)
         #expect(try BuiltExecutable.run("chatfeed", ["chat", "create", "ops", "--title", "Ops room", "--database", database]).status == 0)
         let outcome = try BuiltExecutable.run("chatfeed", ["watch", "--database", database, "--duration", "0.5"])
         #expect(outcome.status == 0, "\(outcome.stderr)")
@@ -36,6 +37,7 @@ struct WatchCommandTests {
     func resume() throws {
         let directory = try TemporaryDirectory()
         let database = directory.path("r.sqlite")
+        #expect(try BuiltExecutable.run("chatfeed", ["init", "--database", database]).status == 0)
         let rows = directory.path("rows.json")
         for (id, at) in [("a", "1000"), ("b", "2000"), ("c", "3000"), ("d", "4000"), ("e", "5000"), ("f", "6000")] {
             #expect(try BuiltExecutable.run("chatfeed", ["chat", "create", id, "--title", "Chat \(id)", "--at", at, "--database", database]).status == 0)
@@ -62,6 +64,7 @@ struct WatchCommandTests {
     func resumeKeepsItsList() throws {
         let directory = try TemporaryDirectory()
         let database = directory.path("l.sqlite")
+        #expect(try BuiltExecutable.run("chatfeed", ["init", "--database", database]).status == 0)
         let rows = directory.path("rows.json")
         for (id, at) in [("a", "1000"), ("b", "2000"), ("c", "3000")] {
             #expect(try BuiltExecutable.run("chatfeed", ["chat", "create", id, "--title", "Chat \(id)", "--at", at, "--database", database]).status == 0)
