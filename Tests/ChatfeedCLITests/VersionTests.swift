@@ -12,10 +12,10 @@ struct VersionTests {
         #expect(outcome.stdout == ChatfeedVersion.current + "\n")
     }
 
-    @Test("the version is the newest entry of CHANGELOG.md")
+    @Test("the version is the newest release of CHANGELOG.md (an Unreleased section may lead)")
     func changelog() throws {
         let text = try String(contentsOf: BuiltExecutable.packageRoot.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
-        let newest = text.split(separator: "\n").first { $0.hasPrefix("## ") }
+        let newest = text.split(separator: "\n").first { $0.hasPrefix("## ") && $0 != "## Unreleased" }
         #expect(newest?.hasPrefix("## \(ChatfeedVersion.current) ") == true, "\(newest ?? "no release in CHANGELOG.md")")
     }
 }
