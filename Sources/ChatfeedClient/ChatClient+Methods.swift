@@ -130,25 +130,32 @@ extension ChatClient {
     /// `nextCursor`) continues exactly after that page.
     public func listMessages(
         chat: String, before: Int64? = nil, cursor: String? = nil, limit: Int = 50
-    ) async throws -> MessagePage {
+    ) async throws -> MessageListPage {
         var params: JSONObject = ["chat": .string(chat), "limit": .integer(limit)]
         if let before { params.append("before", .integer(before)) }
         if let cursor { params.append("cursor", .string(cursor)) }
         let reader = ResultReader(method: "messages.list", value: try await call(.messagesList, params))
-        return MessagePage(items: try reader.messages("items"), nextCursor: reader.value["nextCursor"]?.stringValue)
+        return MessageListPage(items: try reader.messages("items"), nextCursor: reader.value["nextCursor"]?.stringValue)
     }
 
     /// `server.stats`: the store's counts and the engine's subscriptions.
     public func stats() async throws -> ServerStats {
-        let reader = ResultReader(method: "server.stats", value: try await call(.serverStats, [:]))
-        var subscriptions: [SubscriptionStats] = []
-        for (position, item) in try reader.array("subscriptions").enumerated() {
-            subscriptions.append(try SubscriptionStats(ResultReader(method: "server.stats", value: item), position: position))
+        let value = try await call(.serverStats, [:])
+        do {
+            return try ServerStats(jsonValue: value)
+        } catch {
+            throw ChatfeedClientError.malformedResponse(method: WireMethod.serverStats.rawValue, reason: "\(error)")
         }
-        return ServerStats(
-            chats: try reader.int("chats"), messages: try reader.int("messages"),
-            latestChangeSequence: Int64(try reader.int("latestChangeSequence")),
-            uptimeMilliseconds: Int64(try reader.int("uptimeMs")), subscriptions: subscriptions, json: reader.value)
+    }
+
+    /// `server.version`: the server's release and the version of its protocol.
+    public func serverVersion() async throws -> ServerVersion {
+        let value = try await call(.serverVersion, [:])
+        do {
+            return try ServerVersion(jsonValue: value)
+        } catch {
+            throw ChatfeedClientError.malformedResponse(method: WireMethod.serverVersion.rawValue, reason: "\(error)")
+        }
     }
 
     // MARK: Plumbing

@@ -49,7 +49,7 @@ public actor ChatClient {
     }
 
     private struct SubscriptionRecord {
-        var options: FeedOptions
+        var options: SubscriptionOptions
         var continuation: AsyncThrowingStream<FeedUpdate, any Error>.Continuation
         var mirror: FeedMirror?
         /// The id of the engine's subscription on the current connection; nil until a subscribe
@@ -289,7 +289,7 @@ public actor ChatClient {
     /// without resume prefers the list, a `.snapshot` (so do more than 10,000 rows). A row whose id
     /// came before is dropped.
     public func subscribe(
-        _ options: FeedOptions = FeedOptions(), resumingFrom rows: [Chat]? = nil,
+        _ options: SubscriptionOptions = SubscriptionOptions(), resumingFrom rows: [Chat]? = nil,
         acknowledgement: AcknowledgementMode = .manual
     ) async throws -> FeedSubscription {
         let handle = nextHandle

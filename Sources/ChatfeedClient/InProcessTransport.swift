@@ -1,24 +1,21 @@
-import ChatfeedConfig
-import ChatfeedServer
+import ChatfeedEngine
 import Foundation
 import Logging
 
 /// The engine in-process (`InProcessEngine`): no child process, no pipes — what an iOS app uses.
 /// Each `connect()` opens the database again in a new engine.
 public struct InProcessTransport: ChatfeedTransport {
-    public var options: ServerOptions
+    public var options: EngineOptions
     public var logger: Logger
 
-    public init(options: ServerOptions, logger: Logger = Logger(label: "chatfeed.engine")) {
+    public init(options: EngineOptions, logger: Logger = Logger(label: "chatfeed.engine")) {
         self.options = options
         self.logger = logger
     }
 
-    /// The default configuration on `database` (created when missing).
+    /// The default options (the daemon's defaults) on `database` (created when missing).
     public init(database: String, logger: Logger = Logger(label: "chatfeed.engine")) {
-        var configuration = ChatfeedConfiguration.defaults
-        configuration.database = database
-        self.init(options: ServerOptions(configuration: configuration), logger: logger)
+        self.init(options: EngineOptions(databasePath: database), logger: logger)
     }
 
     public func connect() async throws -> any ChatfeedConnection {

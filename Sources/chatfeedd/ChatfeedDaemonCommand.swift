@@ -1,9 +1,10 @@
 import ArgumentParser
 import ChatfeedConfig
-import ChatfeedServer
+import ChatfeedEngine
 import Foundation
 import Logging
 import ServiceLifecycle
+import WireProtocol
 
 /// `chatfeedd`: the live chat-list daemon. JSON-RPC 2.0 requests on stdin, one per line;
 /// responses and `feed.batch` / `feed.reset` notifications on stdout; logs on stderr.
@@ -45,7 +46,7 @@ struct ChatfeedDaemonCommand: AsyncParsableCommand {
             return SanitizingLogHandler(inner: handler)
         }
         let logger = Logger(label: "chatfeedd")
-        var options = ServerOptions(configuration: configuration)
+        var options = configuration.engineOptions
         options.store.readOnly = readOnly
         let daemon = ChatfeedDaemon(options: options, logger: logger)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(

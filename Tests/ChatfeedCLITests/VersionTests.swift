@@ -1,7 +1,7 @@
-import ChatfeedConfig
 import Foundation
 import Testing
 import TestSupport
+import WireProtocol
 
 @Suite("--version")
 struct VersionTests {
@@ -12,10 +12,10 @@ struct VersionTests {
         #expect(outcome.stdout == ChatfeedVersion.current + "\n")
     }
 
-    @Test("the version is the newest entry of CHANGELOG.md")
+    @Test("the version is the newest release of CHANGELOG.md (after `## Unreleased`)")
     func changelog() throws {
         let text = try String(contentsOf: BuiltExecutable.packageRoot.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
-        let newest = text.split(separator: "\n").first { $0.hasPrefix("## ") }
+        let newest = text.split(separator: "\n").first { $0.hasPrefix("## ") && $0 != "## Unreleased" }
         #expect(newest?.hasPrefix("## \(ChatfeedVersion.current) ") == true, "\(newest ?? "no release in CHANGELOG.md")")
     }
 }
