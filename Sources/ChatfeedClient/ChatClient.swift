@@ -62,7 +62,7 @@ public actor ChatClient {
     }
 
     private struct SubscriptionRecord {
-        var options: FeedOptions
+        var options: SubscriptionOptions
         var continuation: AsyncThrowingStream<FeedDelivery, any Error>.Continuation
         var mirror: FeedMirror?
         /// True once a subscribe answer was installed: only such a subscription is subscribed
@@ -385,7 +385,7 @@ public actor ChatClient {
     /// `acknowledgement`: `.onNext` (the default) acknowledges an update when the app asks for
     /// the next one; `.manual` leaves it to `FeedSubscription.acknowledge(_:)`.
     public func subscribe(
-        _ options: FeedOptions = FeedOptions(), resumingFrom rows: [Chat]? = nil,
+        _ options: SubscriptionOptions = SubscriptionOptions(), resumingFrom rows: [Chat]? = nil,
         acknowledgement: AcknowledgementMode = .onNext
     ) async throws -> FeedSubscription {
         let handle = nextHandle

@@ -1,5 +1,4 @@
-import ChatfeedConfig
-import ChatfeedServer
+import ChatfeedEngine
 import Foundation
 import Logging
 
@@ -9,19 +8,17 @@ import Logging
 /// The engine logs through `logger` only: silent by default; give it the app's logger (at the
 /// level the app wants) to see what it does.
 public struct InProcessTransport: ChatfeedTransport {
-    public var options: ServerOptions
+    public var options: EngineOptions
     public var logger: Logger
 
-    public init(options: ServerOptions, logger: Logger = .silent("chatfeed.engine")) {
+    public init(options: EngineOptions, logger: Logger = .silent("chatfeed.engine")) {
         self.options = options
         self.logger = logger
     }
 
-    /// The default configuration on `database` (created when missing).
+    /// The default options (the daemon's defaults) on `database` (created when missing).
     public init(database: String, logger: Logger = .silent("chatfeed.engine")) {
-        var configuration = ChatfeedConfiguration.defaults
-        configuration.database = database
-        self.init(options: ServerOptions(configuration: configuration), logger: logger)
+        self.init(options: EngineOptions(databasePath: database), logger: logger)
     }
 
     public func connect() async throws -> any ChatfeedConnection {
@@ -29,7 +26,7 @@ public struct InProcessTransport: ChatfeedTransport {
             return InProcessConnection(engine: try InProcessEngine(options: options, logger: logger))
         } catch {
             // The words chatfeedd prints when it cannot start: both transports fail alike.
-            throw ChatfeedClientError.cannotStart("\(DaemonStartError(database: options.databasePath, underlying: error))")
+            throw ChatfeedClientError.cannotStart("\(EngineStartError(database: options.databasePath, underlying: error))")
         }
     }
 }

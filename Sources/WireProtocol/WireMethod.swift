@@ -21,6 +21,7 @@ public enum WireMethod: String, CaseIterable, Hashable, Sendable {
     case feedAck = "feed.ack"
     case feedUnsubscribe = "feed.unsubscribe"
     case serverStats = "server.stats"
+    case serverVersion = "server.version"
 
     /// True for the methods that write to the store (`ChatEvent`s).
     public var isWrite: Bool {
