@@ -3,10 +3,19 @@ import Foundation
 import Logging
 
 /// The engine in-process (`InProcessEngine`): no child process, no pipes — what an iOS app uses.
-/// Each `connect()` opens the database again in a new engine.
+/// Each `connect()` opens the database again in a new engine, or, with `init(engine:)`, a new
+/// session on one shared engine (several clients of one app — an app and its extension).
 public struct InProcessTransport: ChatfeedTransport {
     public var options: EngineOptions
     public var logger: Logger
+    /// The engine every connection opens a session on; nil: each connection opens its own engine.
+    public var sharedEngine: ChatEngine?
+
+    /// Each connection is a session on `engine` (which the caller stops).
+    public init(engine: ChatEngine) {
+        self.init(options: engine.options)
+        sharedEngine = engine
+    }
 
     public init(options: EngineOptions, logger: Logger = Logger(label: "chatfeed.engine")) {
         self.options = options
@@ -19,6 +28,10 @@ public struct InProcessTransport: ChatfeedTransport {
     }
 
     public func connect() async throws -> any ChatfeedConnection {
+        if let sharedEngine {
+            guard !sharedEngine.isStopped else { throw ChatfeedClientError.cannotStart("the shared engine has stopped") }
+            return InProcessSessionConnection(session: sharedEngine.openInProcessSession())
+        }
         do {
             return InProcessConnection(engine: try InProcessEngine(options: options, logger: logger))
         } catch {
@@ -45,5 +58,26 @@ public final class InProcessConnection: ChatfeedConnection {
     public func close() async {
         engine.close()
         while !engine.isStopped { try? await Task.sleep(for: .milliseconds(2)) }
+    }
+}
+
+/// One session on a shared in-process engine.
+public final class InProcessSessionConnection: ChatfeedConnection {
+    public let session: InProcessSession
+
+    init(session: InProcessSession) { self.session = session }
+
+    public var lines: AsyncStream<[UInt8]> { session.lines }
+
+    public var endReason: String? { session.isEnded ? "the in-process session ended (its engine stopped)" : nil }
+
+    public func send(_ line: [UInt8]) throws {
+        guard session.send(line) else { throw ChatfeedClientError.connectionLost("the in-process session ended") }
+    }
+
+    /// Ends the session and waits until the engine has answered what it was sent.
+    public func close() async {
+        session.close()
+        while !session.isEnded { try? await Task.sleep(for: .milliseconds(2)) }
     }
 }
