@@ -377,7 +377,7 @@ final class Engine: @unchecked Sendable {
         let stats = try store.stats()
         return ServerStats(
             chats: stats.chats, messages: stats.messages, latestChangeSequence: stats.latestChangeSequence,
-            uptimeMilliseconds: Int64(Date().timeIntervalSince(startedAt) * 1000),
+            uptimeMilliseconds: Int64(Date().timeIntervalSince(startedAt) * 1000), sessions: sessions.count,
             subscriptions: feed.subscriptionStats.map {
                 ServerSubscriptionStats(
                     subscription: $0.subscription, list: $0.view.list, unreadOnly: $0.view.unreadOnly, limit: $0.limit,
