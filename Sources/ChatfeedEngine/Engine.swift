@@ -174,9 +174,10 @@ final class Engine: @unchecked Sendable {
         session.heldEvents.removeAll()
         queue.end(session.id)
         queue.forget(session.id)
-        session.output.finish()
         logger.debug("session ended", metadata: ["session": "\(session.id)"])
+        // Ended before its output finishes: a reader that sees the end finds the session ended.
         session.onEnd?()
+        session.output.finish()
     }
 
     private func endSubscriptions(of session: Session) {
