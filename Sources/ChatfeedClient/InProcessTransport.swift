@@ -3,13 +3,22 @@ import Foundation
 import Logging
 
 /// The engine in-process (`InProcessEngine`): no child process, no pipes — what an iOS app uses.
-/// Each `connect()` opens the database again in a new engine.
+/// Each `connect()` opens the database again in a new engine, or, with `init(engine:)`, a new
+/// session on one shared engine (several clients of one app — an app and its extension).
 ///
 /// The engine logs through `logger` only: silent by default; give it the app's logger (at the
 /// level the app wants) to see what it does.
 public struct InProcessTransport: ChatfeedTransport {
     public var options: EngineOptions
     public var logger: Logger
+    /// The engine every connection opens a session on; nil: each connection opens its own engine.
+    public var sharedEngine: ChatEngine?
+
+    /// Each connection is a session on `engine` (which the caller stops).
+    public init(engine: ChatEngine) {
+        self.init(options: engine.options)
+        sharedEngine = engine
+    }
 
     public init(options: EngineOptions, logger: Logger = .silent("chatfeed.engine")) {
         self.options = options
@@ -22,6 +31,10 @@ public struct InProcessTransport: ChatfeedTransport {
     }
 
     public func connect() async throws -> any ChatfeedConnection {
+        if let sharedEngine {
+            guard !sharedEngine.isStopped else { throw ChatfeedClientError.cannotStart("the shared engine has stopped") }
+            return InProcessSessionConnection(session: sharedEngine.openInProcessSession())
+        }
         do {
             return InProcessConnection(engine: try InProcessEngine(options: options, logger: logger))
         } catch {
@@ -49,5 +62,26 @@ public final class InProcessConnection: ChatfeedConnection {
     public func close() async {
         engine.close()
         while !engine.isStopped { try? await Task.sleep(for: .milliseconds(2)) }
+    }
+}
+
+/// One session on a shared in-process engine.
+public final class InProcessSessionConnection: ChatfeedConnection {
+    public let session: InProcessSession
+
+    init(session: InProcessSession) { self.session = session }
+
+    public var lines: AsyncStream<[UInt8]> { session.lines }
+
+    public var endReason: String? { session.isEnded ? "the in-process session ended (its engine stopped)" : nil }
+
+    public func send(_ line: [UInt8]) throws {
+        guard session.send(line) else { throw ChatfeedClientError.connectionLost("the in-process session ended") }
+    }
+
+    /// Ends the session and waits until the engine has answered what it was sent.
+    public func close() async {
+        session.close()
+        while !session.isEnded { try? await Task.sleep(for: .milliseconds(2)) }
     }
 }

@@ -192,9 +192,10 @@ final class Engine: @unchecked Sendable {
         session.heldEvents.removeAll()
         queue.end(session.id)
         queue.forget(session.id)
-        session.output.finish()
         logger.debug("session ended", metadata: ["session": "\(session.id)"])
+        // Ended before its output finishes: a reader that sees the end finds the session ended.
         session.onEnd?()
+        session.output.finish()
     }
 
     private func endSubscriptions(of session: Session) {
@@ -395,7 +396,7 @@ final class Engine: @unchecked Sendable {
         let stats = try store.stats()
         return ServerStats(
             chats: stats.chats, messages: stats.messages, latestChangeSequence: stats.latestChangeSequence,
-            uptimeMilliseconds: Int64(Date().timeIntervalSince(startedAt) * 1000),
+            uptimeMilliseconds: Int64(Date().timeIntervalSince(startedAt) * 1000), sessions: sessions.count,
             subscriptions: feed.subscriptionStats.map {
                 ServerSubscriptionStats(
                     subscription: $0.subscription, list: $0.view.list, unreadOnly: $0.view.unreadOnly, limit: $0.limit,

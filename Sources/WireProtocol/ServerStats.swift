@@ -10,31 +10,35 @@ public struct ServerStats: Hashable, Sendable {
     public var latestChangeSequence: Int64
     /// Since the engine started.
     public var uptimeMilliseconds: Int64
+    /// The engine's open sessions (0 from an engine older than sessions).
+    public var sessions: Int
     /// Every subscription the engine serves (every session's).
     public var subscriptions: [ServerSubscriptionStats]
     /// The whole answer, for the fields this type does not name (a newer server's).
     public var json: JSONValue
 
     public init(
-        chats: Int, messages: Int, latestChangeSequence: Int64, uptimeMilliseconds: Int64,
+        chats: Int, messages: Int, latestChangeSequence: Int64, uptimeMilliseconds: Int64, sessions: Int = 0,
         subscriptions: [ServerSubscriptionStats]
     ) {
         self.chats = chats
         self.messages = messages
         self.latestChangeSequence = latestChangeSequence
         self.uptimeMilliseconds = uptimeMilliseconds
+        self.sessions = sessions
         self.subscriptions = subscriptions
         json = .null
         json = jsonValue
     }
 
-    /// `{"chats","messages","latestChangeSequence","uptimeMs","subscriptions":[…]}`.
+    /// `{"chats","messages","latestChangeSequence","uptimeMs","sessions","subscriptions":[…]}`.
     public var jsonValue: JSONValue {
         .object([
             "chats": .integer(chats),
             "messages": .integer(messages),
             "latestChangeSequence": .integer(latestChangeSequence),
             "uptimeMs": .integer(uptimeMilliseconds),
+            "sessions": .integer(sessions),
             "subscriptions": .array(subscriptions.map(\.jsonValue)),
         ])
     }
@@ -54,7 +58,8 @@ public struct ServerStats: Hashable, Sendable {
             self.init(
                 chats: try reader.int("chats", in: 0...Int.max), messages: try reader.int("messages", in: 0...Int.max),
                 latestChangeSequence: try reader.int64("latestChangeSequence"),
-                uptimeMilliseconds: try reader.int64("uptimeMs"), subscriptions: subscriptions)
+                uptimeMilliseconds: try reader.int64("uptimeMs"),
+                sessions: try reader.optionalInt("sessions", in: 0...Int.max) ?? 0, subscriptions: subscriptions)
             json = jsonValue
         } catch let error as ChatError {
             throw WireDecodingError(error)

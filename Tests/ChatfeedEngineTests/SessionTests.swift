@@ -21,6 +21,7 @@ import WireProtocol
         let widget = SessionClient(engine.openInProcessSession())
         #expect(app.session.session.id != widget.session.session.id)
 
+        #expect(try await app.result("server.stats")["sessions"] == .integer(2))
         let appSubscription = try await app.result("feed.subscribe", ["limit": 10])
         let widgetSubscription = try await widget.result("feed.subscribe", ["limit": 10])
         let appID = try #require(appSubscription["subscription"]?.stringValue)
@@ -48,6 +49,7 @@ import WireProtocol
         #expect(widget.session.isEnded)
         let stats = try await app.result("server.stats")
         let open = try #require(stats["subscriptions"]?.arrayValue).compactMap { $0["subscription"]?.stringValue }
+        #expect(stats["sessions"] == .integer(1))
         #expect(open == [appID])
         _ = try await app.result("chat.create", ["chat": "b", "title": "B", "createdAt": 2000])
         let next = try await app.nextNotification()
