@@ -136,11 +136,6 @@ extension ChatClient {
 
     // MARK: Plumbing
 
-    /// Sends a request built by the wire layer and returns its result.
-    func call(_ request: WireRequest) async throws -> JSONValue {
-        try await call(request.method.rawValue, request.params)
-    }
-
     private func chatCall(_ request: WireRequest) async throws -> Chat {
         let result = try await call(request)
         return try decoded(request.method) { () throws(WireDecodingError) in try WireResults.decodeChat(result) }

@@ -1,4 +1,6 @@
 import Foundation
+import JSONCodec
+import WireProtocol
 import Synchronization
 
 /// `chatfeedd` as a child process (macOS, Linux): requests to its stdin, lines from its stdout.
@@ -75,8 +77,10 @@ public final class ChildProcessConnection: ChatfeedConnection, @unchecked Sendab
 
     /// A request every `chatfeedd` answers at once and cheaply once its database is open; its
     /// answer is the child's first line, which the connection keeps to itself.
-    private static let readinessProbe = Array(
-        #"{"jsonrpc":"2.0","id":"chatfeed.client.ready","method":"chats.locate","params":{"ids":["chatfeed.client.ready"]}}"#.utf8) + [0x0A]
+    private static let readinessProbe: [UInt8] = {
+        let probe = WireRequest.locateChats(ChatsLocateParams(ids: ["chatfeed.client.ready"]))
+        return RPCMessage.requestLine(id: .string("chatfeed.client.ready"), method: probe.method.rawValue, params: probe.params)
+    }()
 
     private static let ignoreSIGPIPE: Void = { signal(SIGPIPE, SIG_IGN) }()
 

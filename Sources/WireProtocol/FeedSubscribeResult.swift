@@ -40,6 +40,12 @@ public struct FeedSubscribeResult: Hashable, Sendable {
     /// Decodes a result as the engine writes it; unknown keys are ignored, so that a client keeps
     /// working when the engine adds fields; a missing or mistyped one is a `WireDecodingError`
     /// that names it.
+    /// The `subscription` of a subscribe result that may not decode as a whole (a client ends a
+    /// subscription it refuses or no longer waits for); nil when it has none.
+    public static func subscriptionID(in result: JSONValue) -> String? {
+        result["subscription"]?.stringValue
+    }
+
     public init(jsonValue: JSONValue) throws(WireDecodingError) {
         do { self = try FeedSubscribeResult(decoding: jsonValue) } catch { throw WireDecodingError(error) }
     }

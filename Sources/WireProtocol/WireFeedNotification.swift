@@ -97,6 +97,11 @@ public enum WireFeedNotification: Hashable, Sendable {
     case reset(FeedResetParams)
 
     /// Nil for a method that is not a feed notification.
+    /// The `subscription` of a notification's params that may not decode as a whole.
+    public static func subscriptionID(in params: JSONValue) -> String? {
+        params["subscription"]?.stringValue
+    }
+
     public init?(method: String, params: JSONValue) throws(WireDecodingError) {
         switch method {
         case WireMethod.feedBatchNotification: self = .batch(try FeedBatchParams(jsonValue: params))
