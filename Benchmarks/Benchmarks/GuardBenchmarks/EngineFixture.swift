@@ -14,11 +14,14 @@ import ChatfeedServer
 ///   and which would only slow CI down);
 /// - the background checkpoint waits an hour: it runs on a timer, so the iteration it lands in
 ///   would depend on the machine's speed. The writer's own auto-checkpoint (every 16,384 WAL
-///   pages) still runs, at the same post every run.
+///   pages) still runs, at the same post every run;
+/// - a group commit may hold the write lock for 10 s, not 20 ms: a slow machine would otherwise
+///   split a group where a fast one does not.
 func guardEngineOptions(databasePath: String) -> ServerOptions {
     ServerOptions(
         databasePath: databasePath,
         store: StoreOptions(durability: .normal, cacheSizeKiB: 65_536),
+        groupCommitMaxMilliseconds: 10_000,
         checkpointIntervalMilliseconds: 3_600_000)
 }
 
@@ -86,10 +89,11 @@ final class StoreCommitFixture: @unchecked Sendable {
 }
 
 /// One `InProcessEngine` on a database of `chats` chats, with one full-list subscription that
-/// acknowledges every notification (`maxInFlight` 1), posting to seeded random chats in lockstep.
+/// acknowledges every notification (`maxInFlight` 1), posting to seeded random chats in lockstep,
+/// `group` posts at a time (one group commit each, as on a saturated input).
 ///
-/// Every step is one `send`: the acks of the notifications seen so far, one `message.post`, and a
-/// marker (`chats.list` with limit 0). A read commits the writes before it and is answered after
+/// Every step is one `send`: the acks of the notifications seen so far, `group` `message.post`
+/// requests, and a marker (`chats.list` with limit 0). A read commits the writes before it and is answered after
 /// their batches, so the marker's response is the last line the step causes: the engine then sees
 /// the same sequence of inputs in every run, whatever the machine's load, and the counts repeat.
 final class EngineIngestFixture: @unchecked Sendable {
@@ -97,15 +101,17 @@ final class EngineIngestFixture: @unchecked Sendable {
     private var lines: AsyncStream<[UInt8]>.AsyncIterator
     private var rng = SplitMix64(seed: 18)
     private let chats: Int
+    private let group: Int
     /// The subscription's id, as `feed.subscribe` answered.
     private let subscription: String
     private var posted = 0
     private var lastSeq = 0
     private var ackedSeq = 0
 
-    init(chats: Int) async throws {
+    init(chats: Int, group: Int) async throws {
         self.chats = chats
-        let path = try makeGuardDatabase(name: "ingest", chats: chats)
+        self.group = group
+        let path = try makeGuardDatabase(name: "ingest-\(group)", chats: chats)
         let engine = try InProcessEngine(options: guardEngineOptions(databasePath: path), logger: guardLogger)
         var lines = engine.lines.makeAsyncIterator()
         engine.send(Array(#"{"jsonrpc":"2.0","id":"sub","method":"feed.subscribe","params":{"maxInFlight":1}}"#.utf8) + [0x0A])
@@ -117,16 +123,18 @@ final class EngineIngestFixture: @unchecked Sendable {
         self.subscription = subscription
     }
 
-    /// Posts one message and waits for everything it causes.
+    /// Posts `group` messages and waits for everything they cause.
     func post() async {
-        posted += 1
         var request: [UInt8] = []
         if lastSeq > ackedSeq {
             request += Array(#"{"jsonrpc":"2.0","method":"feed.ack","params":{"subscription":"\#(subscription)","seq":\#(lastSeq)}}"#.utf8) + [0x0A]
             ackedSeq = lastSeq
         }
-        let chat = guardChatID(Int(rng.next() % UInt64(chats)))
-        request += Array(#"{"jsonrpc":"2.0","id":\#(posted),"method":"message.post","params":{"chat":"\#(chat)","id":"guard-\#(posted)","sender":"bob","text":"hello from the guard","sentAt":\#(1_800_000_000_000 + posted)}}"#.utf8) + [0x0A]
+        for _ in 0..<group {
+            posted += 1
+            let chat = guardChatID(Int(rng.next() % UInt64(chats)))
+            request += Array(#"{"jsonrpc":"2.0","id":\#(posted),"method":"message.post","params":{"chat":"\#(chat)","id":"guard-\#(posted)","sender":"bob","text":"hello from the guard","sentAt":\#(1_800_000_000_000 + posted)}}"#.utf8) + [0x0A]
+        }
         request += Array(#"{"jsonrpc":"2.0","id":"mark","method":"chats.list","params":{"limit":0}}"#.utf8) + [0x0A]
         guard engine.send(request) else { guardFailure("the engine stopped") }
         while true {
