@@ -15,7 +15,8 @@ struct VersionTests {
     @Test("the version is the newest entry of CHANGELOG.md")
     func changelog() throws {
         let text = try String(contentsOf: BuiltExecutable.packageRoot.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
-        let newest = text.split(separator: "\n").first { $0.hasPrefix("## ") }
+        // An `## Unreleased` section above the newest release holds what is not released yet.
+        let newest = text.split(separator: "\n").first { $0.hasPrefix("## ") && $0 != "## Unreleased" }
         #expect(newest?.hasPrefix("## \(ChatfeedVersion.current) ") == true, "\(newest ?? "no release in CHANGELOG.md")")
     }
 }
