@@ -58,8 +58,8 @@ let package = Package(
                 .product(name: "ChangeFeed", package: "chatfeed"),
                 .product(name: "ChatModel", package: "chatfeed"),
                 .product(name: "ChatStore", package: "chatfeed"),
-                // The engine's module (ChatfeedServer until issue 17 moves the engine out).
-                .product(name: "ChatfeedServer", package: "chatfeed"),
+                // The engine's module.
+                .product(name: "ChatfeedEngine", package: "chatfeed"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/GuardBenchmarks",

@@ -35,11 +35,9 @@ public struct EngineOptions: Sendable {
     public static let defaultQuickCheckAtStart = true
     public static let defaultCheckpointIntervalMilliseconds = 1000
     public static let defaultSessionOutputLimitBytes = 4 << 20
-    /// The store of an engine that names none: every commit on the disk before it is answered
-    /// (SPEC §5) and a 64 MiB page cache. `StoreOptions()` itself is the bare connection
-    /// (SQLite's `synchronous=NORMAL` and cache) that the store's tests and benchmarks use; every
-    /// other store option is `StoreOptions()`'s.
-    public static let defaultStore = StoreOptions(durability: .full, cacheSizeKiB: 64 << 10)
+    /// The store of an engine that names none: `StoreOptions()`, the configuration's defaults
+    /// (every commit on the disk before it is answered, a 64 MiB page cache).
+    public static let defaultStore = StoreOptions()
 
     public init(
         databasePath: String, store: StoreOptions = defaultStore, feed: FeedOptions = FeedOptions(),

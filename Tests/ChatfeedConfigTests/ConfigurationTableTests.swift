@@ -73,11 +73,9 @@ import Testing
         #expect(daemon.quickCheckAtStart == embedded.quickCheckAtStart)
         #expect(daemon.checkpointIntervalMilliseconds == embedded.checkpointIntervalMilliseconds)
         #expect(daemon.sessionOutputLimitBytes == embedded.sessionOutputLimitBytes)
-        // The store's own defaults, but for the two the engine chooses (durability, cache).
-        var bare = StoreOptions()
-        bare.durability = .full
-        bare.cacheSizeKiB = 65536
-        #expect(bare == EngineOptions.defaultStore)
+        // The store's own defaults are the engine's and the daemon's (durability full, 64 MiB).
+        #expect(StoreOptions() == EngineOptions.defaultStore)
+        #expect(StoreOptions().durability == .full && StoreOptions().cacheSizeKiB == 65536)
         #expect(ChatfeedConfiguration.defaults.storeOptions == EngineOptions.defaultStore)
         #expect(FeedOptions().maxSubscriptions == ChatfeedConfiguration.defaults.maxSubscriptions)
     }

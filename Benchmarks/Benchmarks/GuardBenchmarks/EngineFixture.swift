@@ -3,9 +3,9 @@ import ChatModel
 import ChatStore
 import Foundation
 import Logging
-// The one place that names the engine's module: the engine moves out of ChatfeedServer (issue 17);
+// The one place that names the engine's module: the engine lives in ChatfeedEngine (issue 17);
 // at that merge only this import changes.
-import ChatfeedServer
+import ChatfeedEngine
 
 /// The engine's options in the guard: the shipped configuration's (Config/chatfeed.json) where it
 /// changes what a post or a start-up does, with two exceptions so that the counts depend on the
@@ -17,8 +17,8 @@ import ChatfeedServer
 ///   pages) still runs, at the same post every run;
 /// - a group commit may hold the write lock for 10 s, not 20 ms: a slow machine would otherwise
 ///   split a group where a fast one does not.
-func guardEngineOptions(databasePath: String) -> ServerOptions {
-    ServerOptions(
+func guardEngineOptions(databasePath: String) -> EngineOptions {
+    EngineOptions(
         databasePath: databasePath,
         store: StoreOptions(durability: .normal, cacheSizeKiB: 65_536),
         groupCommitMaxMilliseconds: 10_000,
