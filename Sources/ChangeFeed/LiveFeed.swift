@@ -10,10 +10,10 @@ public struct FeedOptions: Sendable {
     public var resetThreshold: Double
     /// The most subscriptions at once; one more is `ChatError.limitReached`.
     public var maxSubscriptions: Int
-    /// A window subscription (`limit` N) that waits for acks tracks at most
-    /// max(`maxPendingChats`, 2 × N) changed chats; beyond that it stops tracking and gets a
-    /// `feed.reset` of its window when it may send again. Full-list subscriptions track every
-    /// changed chat (at most one entry per chat).
+    /// A subscription that waits for acks tracks at most this many changed chats one by one
+    /// (fewer when its rows are few: at most max(64, rows ÷ 8)); beyond that it keeps only the
+    /// rows it shows (order key and revision, shared between subscriptions brought to the same
+    /// moment) and computes its next batch from them when it may send. Never a reset.
     public var maxPendingChats: Int
 
     /// The reset rule with this threshold.
@@ -97,8 +97,12 @@ public struct SubscriptionStats: Sendable, Equatable {
     /// Distinct chats changed since the last batch sent: what a waiting subscriber costs.
     public var pendingChats: Int
     public var deferredPending: Bool
-    /// The window fell too far behind: its next notification is a reset (`maxPendingChats`).
+    /// The feed lost track of the store (a gap in the change log): its next notification is a
+    /// reset.
     public var resetPending: Bool
+    /// Rows kept of what the subscriber shows, instead of the changed chats, while it waits
+    /// (see `FeedOptions.maxPendingChats`); 0 when it tracks changed chats.
+    public var shownRows: Int
 }
 
 /// The live ordered chat list and its subscriptions: turns each committed group of changes into
@@ -114,6 +118,12 @@ public final class LiveFeed {
     /// Where each subscription is in `subscriptions`.
     private var positionByID: [String: Int] = [:]
     private var nextSubscriptionNumber = 1
+    /// The number of `apply` and `reload` calls so far: a subscription's list as of its last
+    /// notification is the list at one moment, named by this count.
+    private var moment = 0
+    /// The shown rows made during the current change, by what they depend on, so that
+    /// subscriptions that fall behind together share one buffer.
+    private var shownMade: [ShownKey: ShownList] = [:]
 
     /// A feed over `chats` (in list order for the fastest start).
     public init(chats: [Chat], options: FeedOptions = FeedOptions()) {
@@ -143,8 +153,8 @@ public final class LiveFeed {
         }
         let id = "s\(nextSubscriptionNumber)"
         var subscription = Subscription(
-            id: id, view: view, limit: limit, maxInFlight: maxInFlight,
-            maxPendingChats: limit.map { max(options.maxPendingChats, 2 * min($0, Int.max / 2)) })
+            id: id, view: view, limit: limit, maxInFlight: maxInFlight, maxPendingChats: options.maxPendingChats,
+            moment: moment)
         let items = snapshot(of: subscription)
         var batches: [Batch<Chat>]?
         if let known {
@@ -191,13 +201,18 @@ public final class LiveFeed {
     /// notifications that may be sent now.
     ///
     /// - Complexity: O(c·s + Σ d log n) for c changes, s subscriptions and d distinct chats
-    ///   changed per subscription since its last batch (d bounded for a waiting window).
+    ///   changed per subscription since its last batch; a waiting subscription tracks at most
+    ///   `maxPendingChats`, then keeps its r rows (O(r + d log d), once) and its next batch is
+    ///   O(r log r).
     public func apply(_ changes: [ChatChange]) -> [FeedNotification] {
+        moment += 1
         for change in changes {
             let previous = index.apply(change)
-            for position in subscriptions.indices {
-                subscriptions[position].track(change.chatID, previous: previous, current: change.chat)
+            for position in subscriptions.indices
+            where subscriptions[position].track(change.chatID, previous: previous, current: change.chat) {
+                keepShownRows(of: &subscriptions[position])
             }
+            if !shownMade.isEmpty { shownMade.removeAll() }
         }
         var notifications: [FeedNotification] = []
         for position in subscriptions.indices {
@@ -213,9 +228,11 @@ public final class LiveFeed {
     /// - Complexity: O(n log n) for n chats (O(n) when they are in list order), plus the resets.
     public func reload(chats: [Chat]) -> [FeedNotification] {
         index = ChatIndex(chats: chats)
+        moment += 1
         var notifications: [FeedNotification] = []
         for position in subscriptions.indices {
             subscriptions[position].known = [:]
+            subscriptions[position].shown = nil
             subscriptions[position].deferred = nil
             subscriptions[position].resetPending = true
             drain(&subscriptions[position], into: &notifications)
@@ -230,8 +247,23 @@ public final class LiveFeed {
                 subscription: subscription.id, view: subscription.view, limit: subscription.limit, maxInFlight: subscription.maxInFlight,
                 lastSentSeq: subscription.lastSentSeq, lastAckedSeq: subscription.lastAckedSeq,
                 pendingChats: subscription.known.count, deferredPending: subscription.deferred != nil,
-                resetPending: subscription.resetPending)
+                resetPending: subscription.resetPending, shownRows: subscription.shown?.rows.count ?? 0)
         }
+    }
+
+    /// Replaces a waiting subscription's changed chats by the rows it shows (see
+    /// `FeedOptions.maxPendingChats`), made once for every subscription of the same view and
+    /// window brought to the same moment.
+    private func keepShownRows(of subscription: inout Subscription) {
+        let key = ShownKey(view: subscription.view, limit: subscription.limit, moment: subscription.moment)
+        if let made = shownMade[key] {
+            subscription.shown = made
+        } else {
+            let shown = ShownList(index: index, view: subscription.view, known: subscription.known, limit: subscription.limit)
+            shownMade[key] = shown
+            subscription.shown = shown
+        }
+        subscription.known = [:]
     }
 
     private func snapshot(of subscription: Subscription) -> [Chat] {
@@ -260,6 +292,7 @@ public final class LiveFeed {
                 subscription.resetPending = false
                 subscription.countsMayHaveChanged = false
                 subscription.lastSentSeq += 1
+                subscription.moment = moment
                 let items = snapshot(of: subscription)
                 let counts = counts(of: subscription, count: items.count)
                 subscription.lastCounts = counts
@@ -267,27 +300,40 @@ public final class LiveFeed {
                     subscription: subscription.id, seq: subscription.lastSentSeq, counts: counts, items: items))
                 continue
             }
-            guard !subscription.known.isEmpty || subscription.countsMayHaveChanged else { return }
+            guard subscription.shown != nil || !subscription.known.isEmpty || subscription.countsMayHaveChanged else { return }
             subscription.countsMayHaveChanged = false
-            let diff = WindowDiff(
-                index: index, view: subscription.view, known: subscription.known, limit: subscription.limit)
-            subscription.clearKnown()
-            let counts = counts(of: subscription, count: diff.newCount)
-            guard diff.structural != nil || diff.updates != nil || counts != subscription.lastCounts else { return }
+            subscription.moment = moment
+            let structural: Batch<Chat>?
+            let updates: Batch<Chat>?
+            let newCount: Int
+            var items: [Chat]?
+            if let shown = subscription.shown {
+                subscription.shown = nil
+                let current = snapshot(of: subscription)
+                let diff = shown.diff(to: current)
+                (structural, updates, newCount, items) = (diff.structural, diff.updates, current.count, current)
+            } else {
+                let diff = WindowDiff(
+                    index: index, view: subscription.view, known: subscription.known, limit: subscription.limit)
+                subscription.clearKnown()
+                (structural, updates, newCount) = (diff.structural, diff.updates, diff.newCount)
+            }
+            let counts = counts(of: subscription, count: newCount)
+            guard structural != nil || updates != nil || counts != subscription.lastCounts else { return }
             subscription.lastCounts = counts
             subscription.lastSentSeq += 1
             let seq = subscription.lastSentSeq
-            if options.resetRule.prefersReset(over: diff.structural, diff.updates, rows: diff.newCount) {
-                let items = snapshot(of: subscription)
-                notifications.append(.reset(subscription: subscription.id, seq: seq, counts: counts, items: items))
-            } else if let structural = diff.structural {
+            if options.resetRule.prefersReset(over: structural, updates, rows: newCount) {
+                notifications.append(.reset(
+                    subscription: subscription.id, seq: seq, counts: counts, items: items ?? snapshot(of: subscription)))
+            } else if let structural {
                 notifications.append(.batch(subscription: subscription.id, seq: seq, counts: counts, batch: structural))
-                if let updates = diff.updates {
+                if let updates {
                     subscription.deferred = (updates, counts)
                 }
             } else {
                 notifications.append(.batch(
-                    subscription: subscription.id, seq: seq, counts: counts, batch: diff.updates ?? Batch()))
+                    subscription: subscription.id, seq: seq, counts: counts, batch: updates ?? Batch()))
             }
         }
     }
@@ -303,24 +349,30 @@ private struct Subscription {
     var lastAckedSeq = 0
     /// What the subscriber last saw of every chat changed since its last batch.
     var known: [String: KnownChat] = [:]
+    /// Instead of `known`, once it outgrew `maxTracked` while waiting: the rows the subscriber
+    /// shows. Every change then costs the subscription nothing until it may send.
+    var shown: ShownList?
+    /// The moment (`LiveFeed.moment`) of the list its last notification brought it to.
+    var moment: Int
     /// The pure-update batch that must follow the last structural batch, with its moment's counts.
     var deferred: (batch: Batch<Chat>, counts: FeedCounts)?
     /// The counts of the last notification sent (of the snapshot before any).
     var lastCounts = FeedCounts(count: 0, total: 0, unread: UnreadCounters())
-    /// The most chats `known` holds while waiting (nil: no bound, a full-list subscription).
-    let maxPendingChats: Int?
-    /// `known` outgrew `maxPendingChats`: it was dropped, and the next notification is a reset.
+    /// The most chats `known` holds while waiting (`FeedOptions.maxPendingChats`).
+    let maxPendingChats: Int
+    /// The feed lost track of the store: `known` was dropped, and the next notification is a reset.
     var resetPending = false
     /// A chat of the subscription's list changed since the last batch, so `total` or `unread`
     /// may have, even when none of its rows did.
     var countsMayHaveChanged = false
 
-    init(id: String, view: ChatListView, limit: Int?, maxInFlight: Int, maxPendingChats: Int?) {
+    init(id: String, view: ChatListView, limit: Int?, maxInFlight: Int, maxPendingChats: Int, moment: Int) {
         self.id = id
         self.view = view
         self.limit = limit
         self.maxInFlight = maxInFlight
         self.maxPendingChats = maxPendingChats
+        self.moment = moment
     }
 
     var canSend: Bool { maxInFlight == 0 || lastSentSeq - lastAckedSeq < maxInFlight }
@@ -338,19 +390,33 @@ private struct Subscription {
     /// The largest `known` table kept across batches.
     static let keptKnownCapacity = 64
 
+    /// The most chats `known` holds while waiting: `maxPendingChats`, and fewer when the rows
+    /// shown are few, so that what waits never costs much more than the rows (an entry of
+    /// `known` is a whole chat, several times a shown row).
+    var maxTracked: Int { min(maxPendingChats, max(Self.minimumTracked, lastCounts.count / 8)) }
+
+    /// Below this many changed chats a waiting subscription always tracks them one by one.
+    static let minimumTracked = 64
+
     /// Remembers what the subscriber last saw of a changed chat (`previous`, now `current`),
-    /// unless a reset is due anyway. A chat that is a row of the view neither before nor after is
-    /// not tracked: its list's counters are all it may change. A waiting window that outgrows its
-    /// bound drops what it tracked and owes a reset. O(1).
-    mutating func track(_ chatID: String, previous: Chat?, current: Chat?) {
-        guard !resetPending, previous?.list == view.list || current?.list == view.list else { return }
+    /// unless a reset is due anyway or it keeps its shown rows. A chat that is a row of the view
+    /// neither before nor after is not tracked: its list's counters are all it may change.
+    /// Returns true when a waiting subscription's `known` outgrew `maxTracked`: the caller then
+    /// replaces it by the shown rows. O(1).
+    mutating func track(_ chatID: String, previous: Chat?, current: Chat?) -> Bool {
+        guard !resetPending, previous?.list == view.list || current?.list == view.list else { return false }
         countsMayHaveChanged = true
-        guard previous.map(view.contains) == true || current.map(view.contains) == true,
-              known[chatID] == nil else { return }
+        guard shown == nil, previous.map(view.contains) == true || current.map(view.contains) == true,
+              known[chatID] == nil else { return false }
         known[chatID] = KnownChat(chat: previous)
-        if let maxPendingChats, known.count > maxPendingChats, !canSend {
-            known = [:]
-            resetPending = true
-        }
+        return known.count > maxTracked && !canSend
     }
+}
+
+/// What a subscription's shown rows depend on: its view and window, and the moment its last
+/// notification brought it to.
+private struct ShownKey: Hashable {
+    var view: ChatListView
+    var limit: Int?
+    var moment: Int
 }
