@@ -11,7 +11,7 @@ public struct FeedOptions: Sendable {
     /// The most subscriptions at once; one more is `ChatError.limitReached`.
     public var maxSubscriptions: Int
     /// A subscription that waits for acks tracks at most this many changed chats one by one
-    /// (fewer when its rows are few: at most max(64, rows ÷ 8)); beyond that it keeps only the
+    /// (fewer when its rows are few: at most max(64, rows ÷ 32)); beyond that it keeps only the
     /// rows it shows (order key and revision, shared between subscriptions brought to the same
     /// moment) and computes its next batch from them when it may send. Never a reset.
     public var maxPendingChats: Int
@@ -117,6 +117,11 @@ public final class LiveFeed {
     private var subscriptions: [Subscription] = []
     /// Where each subscription is in `subscriptions`.
     private var positionByID: [String: Int] = [:]
+    /// The positions of each list's subscriptions (at `ChatIndex.slot(of:)`), in subscription
+    /// order: a change visits only the subscriptions of the lists it touches.
+    private var positionsByList: [[Int]] = [[], []]
+    /// The subscriptions the current `apply` reached, each once, to be drained after it.
+    private var reached: [Int] = []
     private var nextSubscriptionNumber = 1
     /// The number of `apply` and `reload` calls so far: a subscription's list as of its last
     /// notification is the list at one moment, named by this count.
@@ -166,6 +171,7 @@ public final class LiveFeed {
         nextSubscriptionNumber += 1
         subscription.lastCounts = counts(of: subscription, count: items.count)
         positionByID[id] = subscriptions.count
+        positionsByList[ChatIndex.slot(of: view.list)].append(subscriptions.count)
         subscriptions.append(subscription)
         return FeedSnapshot(subscription: id, counts: subscription.lastCounts, items: items, batches: batches)
     }
@@ -177,6 +183,12 @@ public final class LiveFeed {
         }
         subscriptions.remove(at: position)
         for later in position..<subscriptions.count { positionByID[subscriptions[later].id] = later }
+        for slot in positionsByList.indices {
+            positionsByList[slot].removeAll { $0 == position }
+            for index in positionsByList[slot].indices where positionsByList[slot][index] > position {
+                positionsByList[slot][index] -= 1
+            }
+        }
     }
 
     /// Acknowledges every notification of the subscription up to `seq`, and returns what may be
@@ -185,40 +197,55 @@ public final class LiveFeed {
     /// - Throws: `notFound` for an unknown subscription, `invalidParams` for a seq not yet sent.
     public func acknowledge(_ id: String, seq: Int) throws(ChatError) -> [FeedNotification] {
         guard let position = positionByID[id] else { throw .notFound(kind: "subscription", id: id) }
-        var subscription = subscriptions[position]
-        guard seq <= subscription.lastSentSeq, seq >= 0 else {
+        let lastSentSeq = subscriptions[position].lastSentSeq
+        guard seq <= lastSentSeq, seq >= 0 else {
             throw .invalidParams(
-                field: "seq", reason: "\(seq) has not been sent on \(id) (the latest is \(subscription.lastSentSeq))")
+                field: "seq", reason: "\(seq) has not been sent on \(id) (the latest is \(lastSentSeq))")
         }
-        subscription.lastAckedSeq = max(subscription.lastAckedSeq, seq)
+        subscriptions[position].lastAckedSeq = max(subscriptions[position].lastAckedSeq, seq)
         var notifications: [FeedNotification] = []
-        drain(&subscription, into: &notifications)
-        subscriptions[position] = subscription
+        drain(&subscriptions[position], into: &notifications)
         return notifications
     }
 
     /// Applies one committed group of changes, in commit order, and returns every subscription's
     /// notifications that may be sent now.
     ///
-    /// - Complexity: O(c·s + Σ d log n) for c changes, s subscriptions and d distinct chats
-    ///   changed per subscription since its last batch; a waiting subscription tracks at most
-    ///   `maxPendingChats`, then keeps its r rows (O(r + d log d), once) and its next batch is
-    ///   O(r log r).
+    /// A subscription of a list that a change does not touch costs nothing for it.
+    ///
+    /// - Complexity: O(c·s + Σ d log n) for c changes, s subscriptions of the lists they touch
+    ///   and d distinct chats changed per subscription since its last batch; a waiting
+    ///   subscription tracks at most `maxPendingChats`, then keeps its r rows (O(r + d log d),
+    ///   once) and its next batch is O(r log r).
     public func apply(_ changes: [ChatChange]) -> [FeedNotification] {
         moment += 1
         for change in changes {
             let previous = index.apply(change)
-            for position in subscriptions.indices
-            where subscriptions[position].track(change.chatID, previous: previous, current: change.chat) {
-                keepShownRows(of: &subscriptions[position])
-            }
+            if let list = previous?.list { reach(list, change: change, previous: previous) }
+            if let list = change.chat?.list, list != previous?.list { reach(list, change: change, previous: previous) }
             if !shownMade.isEmpty { shownMade.removeAll() }
         }
         var notifications: [FeedNotification] = []
-        for position in subscriptions.indices {
+        if reached.count > 1 { reached.sort() }
+        for position in reached {
+            subscriptions[position].reached = false
             drain(&subscriptions[position], into: &notifications)
         }
+        reached.removeAll(keepingCapacity: true)
         return notifications
+    }
+
+    /// Shows `change` (the chat was `previous`) to every subscription of `list`.
+    private func reach(_ list: ChatList, change: ChatChange, previous: Chat?) {
+        for position in positionsByList[ChatIndex.slot(of: list)] {
+            if !subscriptions[position].reached {
+                subscriptions[position].reached = true
+                reached.append(position)
+            }
+            if subscriptions[position].track(change.chatID, previous: previous, current: change.chat) {
+                keepShownRows(of: &subscriptions[position])
+            }
+        }
     }
 
     /// Replaces the list with `chats` (in list order), when the feed lost track of the store's
@@ -354,6 +381,8 @@ private struct Subscription {
     var shown: ShownList?
     /// The moment (`LiveFeed.moment`) of the list its last notification brought it to.
     var moment: Int
+    /// A change of the current `apply` reached it (it is in `LiveFeed.reached`).
+    var reached = false
     /// The pure-update batch that must follow the last structural batch, with its moment's counts.
     var deferred: (batch: Batch<Chat>, counts: FeedCounts)?
     /// The counts of the last notification sent (of the snapshot before any).
@@ -392,8 +421,8 @@ private struct Subscription {
 
     /// The most chats `known` holds while waiting: `maxPendingChats`, and fewer when the rows
     /// shown are few, so that what waits never costs much more than the rows (an entry of
-    /// `known` is a whole chat, several times a shown row).
-    var maxTracked: Int { min(maxPendingChats, max(Self.minimumTracked, lastCounts.count / 8)) }
+    /// `known` is a whole chat, several times a shown row: 32 rows weigh about 4 entries).
+    var maxTracked: Int { min(maxPendingChats, max(Self.minimumTracked, lastCounts.count / 32)) }
 
     /// Below this many changed chats a waiting subscription always tracks them one by one.
     static let minimumTracked = 64

@@ -76,7 +76,7 @@ struct BoundedSubscriberTests {
         #expect(mirrors[window.subscription]!.rows == Array(stream.list.prefix(limit)))
         #expect(mirrors[whole.subscription]!.rows == stream.list)
         #expect(windowNotifications > 30)
-        #expect(keptShownRows, "400 changes while waiting outgrow the bound (at most max(64, rows ÷ 8) for 60 rows)")
+        #expect(keptShownRows, "400 changes while waiting outgrow the bound (at most max(64, rows ÷ 32) for 60 rows)")
         #expect(feed.subscriptionStats.allSatisfy { !$0.resetPending && $0.shownRows == 0 })
     }
 
@@ -173,7 +173,7 @@ struct BoundedSubscriberTests {
             }
         }
         let stats = feed.subscriptionStats
-        // 2,000 rows: at most max(64, 2,000 / 8) = 250 tracked chats, then the rows.
+        // 2,000 rows: at most max(64, 2,000 / 32) = 64 tracked chats, then the rows.
         #expect(stats.allSatisfy { $0.pendingChats == 0 && $0.shownRows == 2_000 && $0.lastSentSeq == 1 })
         let expected = current.values.sorted { $0.orderKey < $1.orderKey }
         for position in mirrors.indices {
