@@ -130,16 +130,7 @@ struct BoundedSubscriberTests {
                 try deliver(try feed.acknowledge(mirror.subscription, seq: mirror.lastSeq), shown: shown)
             }
         }
-        var quiet = false
-        while !quiet {
-            quiet = true
-            let shown = Set(feed.subscriptionStats.filter { $0.shownRows > 0 }.map(\.subscription))
-            for entry in mirrors {
-                let more = try feed.acknowledge(entry.mirror.subscription, seq: entry.mirror.lastSeq)
-                if !more.isEmpty { quiet = false }
-                try deliver(more, shown: shown)
-            }
-        }
+        try quiesce(feed, lastSeqs: { mirrors.map { ($0.mirror.subscription, $0.mirror.lastSeq) } }) { try deliver($0, shown: []) }
         for entry in mirrors {
             #expect(entry.mirror.rows == Array(stream.list(entry.view).prefix(entry.limit ?? .max)),
                     "\(entry.view) limit \(entry.limit.map(String.init) ?? "all")")

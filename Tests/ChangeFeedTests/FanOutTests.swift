@@ -40,15 +40,7 @@ struct FanOutTests {
                 try deliver(try feed.acknowledge(mirrors[position].mirror.subscription, seq: mirrors[position].mirror.lastSeq))
             }
         }
-        var quiet = false
-        while !quiet {
-            quiet = true
-            for entry in mirrors {
-                let more = try feed.acknowledge(entry.mirror.subscription, seq: entry.mirror.lastSeq)
-                if !more.isEmpty { quiet = false }
-                try deliver(more)
-            }
-        }
+        try quiesce(feed, lastSeqs: { mirrors.map { ($0.mirror.subscription, $0.mirror.lastSeq) } }, deliver: deliver)
         #expect(feed.subscriptionStats.map(\.subscription) == mirrors.map(\.mirror.subscription))
         for entry in mirrors {
             #expect(entry.mirror.rows == Array(stream.list(entry.view).prefix(entry.limit ?? .max)),
