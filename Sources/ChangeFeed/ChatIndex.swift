@@ -22,13 +22,31 @@ public struct ChatIndex {
     ///   caller holds no other reference to it.
     public init(chats: [Chat]) {
         chatsByID = ChatTable(chats: chats)
+        // One pass over the chats in place, reading only the fields each view needs: iterating
+        // copies of the chats retained every string of every chat, once per view (40% of a
+        // start-up at 1,000,000 chats).
+        var keys = [[ChatOrderKey]](repeating: [], count: ChatListView.all.count)
+        var listCounters = [ListCounters(), ListCounters()]
+        chats.withUnsafeBufferPointer { chats in
+            var counts = [Int](repeating: 0, count: keys.count)
+            for i in chats.indices {
+                counts[Self.slot(of: ChatListView(list: chats[i].list))] += 1
+                if chats[i].unread > 0 { counts[Self.slot(of: ChatListView(list: chats[i].list, unreadOnly: true))] += 1 }
+            }
+            for slot in keys.indices { keys[slot].reserveCapacity(counts[slot]) }
+            for i in chats.indices {
+                listCounters[Self.slot(of: chats[i].list)].add(unread: chats[i].unread, muted: chats[i].muted)
+                let key = ChatOrderKey(pinOrder: chats[i].pinOrder, lastMessageDate: chats[i].lastMessageDate, id: chats[i].id)
+                keys[Self.slot(of: ChatListView(list: chats[i].list))].append(key)
+                if chats[i].unread > 0 { keys[Self.slot(of: ChatListView(list: chats[i].list, unreadOnly: true))].append(key) }
+            }
+        }
+        self.listCounters = listCounters
         orders = []
-        listCounters = [ListCounters(), ListCounters()]
-        for chat in chats { listCounters[Self.slot(of: chat.list)].add(chat) }
-        for view in ChatListView.all.sorted(by: { Self.slot(of: $0) < Self.slot(of: $1) }) {
-            var keys = chats.lazy.filter { view.contains($0) }.map(\.orderKey) as [ChatOrderKey]
-            if !zip(keys, keys.dropFirst()).allSatisfy({ $0 < $1 }) { keys.sort() }
-            orders.append(RankedSet(sorted: keys))
+        for slot in keys.indices {
+            if !zip(keys[slot], keys[slot].dropFirst()).allSatisfy({ $0 < $1 }) { keys[slot].sort() }
+            orders.append(RankedSet(sorted: keys[slot]))
+            keys[slot] = []
         }
     }
 
