@@ -12,10 +12,11 @@ struct VersionTests {
         #expect(outcome.stdout == ChatfeedVersion.current + "\n")
     }
 
+    /// The `## Unreleased` section above it, where changes gather until a release, is not one.
     @Test("the version is the newest entry of CHANGELOG.md")
     func changelog() throws {
         let text = try String(contentsOf: BuiltExecutable.packageRoot.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
-        let newest = text.split(separator: "\n").first { $0.hasPrefix("## ") }
+        let newest = text.split(separator: "\n").first { $0.hasPrefix("## ") && $0 != "## Unreleased" }
         #expect(newest?.hasPrefix("## \(ChatfeedVersion.current) ") == true, "\(newest ?? "no release in CHANGELOG.md")")
     }
 }
