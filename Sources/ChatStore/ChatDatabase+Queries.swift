@@ -49,7 +49,29 @@ extension ChatDatabase {
     /// Walking the list-order index costs one random row lookup per chat (seconds at 1,000,000
     /// chats). Instead, the covering index gives each row's slot in list order, then one scan of
     /// the table in storage order decodes every row straight into its slot.
+    ///
+    /// The scan reads every page once, through a page cache of `bulkLoadCacheKiB`: it would
+    /// otherwise fill the connection's whole cache (64 MiB by default, about 68 bytes a chat at
+    /// 1,000,000 chats, kept for good) with pages the writes may never need. The configured
+    /// size is back when this returns.
     public func allChats() throws -> (chats: [Chat], latestSequence: Int64) {
+        let configured = try db.cachedStatement("PRAGMA cache_size").fetchValue(Int64.self) ?? -2000
+        try db.execute("PRAGMA cache_size = -\(Self.bulkLoadCacheKiB)")
+        let loaded: (chats: [Chat], latestSequence: Int64)
+        do {
+            loaded = try scanAllChats()
+        } catch {
+            try? db.execute("PRAGMA cache_size = \(configured)")  // the scan's error is the one to report
+            throw error
+        }
+        try db.execute("PRAGMA cache_size = \(configured)")
+        return loaded
+    }
+
+    /// The page cache of `allChats()`' scan.
+    static let bulkLoadCacheKiB = 2048
+
+    private func scanAllChats() throws -> (chats: [Chat], latestSequence: Int64) {
         try db.inTransaction(.deferred) {
             let slots = try listSlotsByRowID()
             let count = slots.count
