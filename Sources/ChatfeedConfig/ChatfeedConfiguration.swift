@@ -69,7 +69,7 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
         .integer("maxSubscriptions", \.maxSubscriptions, 1...1_000_000,
                  "the most feed subscriptions a daemon serves; one more is −32005 (limit reached)"),
         .integer("maxPendingChats", \.maxPendingChats, 1...100_000_000,
-                 "the most changed chats a waiting window subscription tracks (at least 2 × its window); beyond it, the window's next notification is a reset"),
+                 "the most changed chats a waiting subscription tracks one by one (and at most max(64, its rows ÷ 32)); beyond it, it keeps the rows it shows instead and computes its next batch from them (never a reset)"),
         .choice("logLevel", \.logLevel, "the least severe log level written to stderr"),
         .integer("maxPinnedChats", \.maxPinnedChats, 0...1000, "the most pinned chats a list holds; pinning one more is a conflict"),
         .integer("groupCommitMaxMilliseconds", \.groupCommitMaxMilliseconds, 1...60_000,
