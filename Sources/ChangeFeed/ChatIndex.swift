@@ -1,7 +1,7 @@
 import ChatModel
 
 /// The live chat lists: every chat by id, the order of each view (`main`, `archive`, each whole
-/// and unread-only; SPEC §2, §4) with a chat's index and the chat at an index in O(log n), and
+/// and unread-only; docs/PROTOCOL.md, Values; docs/PROTOCOL.md, The live feed) with a chat's index and the chat at an index in O(log n), and
 /// each list's size and unread counters, kept up to date per change in O(1).
 public struct ChatIndex {
     @usableFromInline var chatsByID: ChatTable

@@ -1,7 +1,7 @@
 import ChatModel
 import ListDiff
 
-/// Settings of the feed (SPEC §4, §7).
+/// Settings of the feed (docs/PROTOCOL.md, The live feed; README, Configuration).
 public struct FeedOptions: Sendable {
     /// `maxInFlight` of a subscription that does not give one.
     public var defaultMaxInFlight: Int
@@ -30,7 +30,7 @@ public struct FeedOptions: Sendable {
     }
 }
 
-/// What every notification of a subscription tells besides its rows (SPEC §4): `count` rows in
+/// What every notification of a subscription tells besides its rows (docs/PROTOCOL.md, The live feed): `count` rows in
 /// the subscription's list after it, `total` chats in its list (whatever the window and filter),
 /// and the list's unread counters.
 public struct FeedCounts: Sendable, Hashable {
@@ -106,7 +106,7 @@ public struct SubscriptionStats: Sendable, Equatable {
 }
 
 /// The live ordered chat list and its subscriptions: turns each committed group of changes into
-/// every subscription's next batches, in commit order, gated by acknowledgements (SPEC §4).
+/// every subscription's next batches, in commit order, gated by acknowledgements (docs/PROTOCOL.md, The live feed).
 ///
 /// Not thread-safe: one serialization point owns it and sends what each call returns, in order,
 /// before it calls again.

@@ -5,7 +5,7 @@ import ListDiff
 /// and revisions: 40 bytes a row, the ids sharing the index's storage.
 ///
 /// A waiting subscription keeps these instead of an entry per changed chat once the chats
-/// changed since its last batch cost more than its rows (SPEC §4, "coalesce"): from then on an
+/// changed since its last batch cost more than its rows (docs/PROTOCOL.md, The live feed, "coalesce"): from then on an
 /// event costs it nothing, and its next batch is computed from these rows to its current list,
 /// as a resume from `known` is. Subscriptions of one view and window that were brought to the
 /// same moment hold one shared buffer (the array is copy-on-write and never mutated).
@@ -59,7 +59,7 @@ struct ShownList {
     }
 
     /// The batches that take these rows to `current` (the subscription's list now): only the
-    /// chats whose order key changed may move (SPEC §3), a row whose revision changed gets its
+    /// chats whose order key changed may move (docs/PROTOCOL.md, Applying a batch), a row whose revision changed gets its
     /// current content in the deferred batch.
     ///
     /// - Complexity: O((r + m) log(r + m)) for r rows shown and m current rows.

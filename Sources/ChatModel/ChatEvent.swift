@@ -1,6 +1,6 @@
 import Foundation
 
-/// A write to the store (SPEC §2). Each is applied in a transaction: all of it or nothing.
+/// A write to the store (docs/PROTOCOL.md, Values). Each is applied in a transaction: all of it or nothing.
 public enum ChatEvent: Hashable, Sendable {
     case createChat(id: String, title: String, createdAt: Int64)
     case renameChat(id: String, title: String)
@@ -45,7 +45,7 @@ public enum ChatEvent: Hashable, Sendable {
     }
 }
 
-/// What a successful event returns (SPEC §5 results).
+/// What a successful event returns (docs/PROTOCOL.md, Methods).
 public enum EventResult: Hashable, Sendable {
     /// `chat.create`, `chat.rename`, `chat.markRead`, `chat.pin`, `chat.unpin`, `chat.archive`,
     /// `chat.unarchive`, `chat.mute`, `chat.unmute`: the chat after the event.

@@ -1,4 +1,4 @@
-/// The chat list a chat is in (SPEC §2). A new chat goes to `main`.
+/// The chat list a chat is in (docs/PROTOCOL.md, Values). A new chat goes to `main`.
 public enum ChatList: String, CaseIterable, Hashable, Sendable, Codable, CustomStringConvertible {
     case main
     case archive
@@ -37,7 +37,7 @@ public struct ChatListView: Hashable, Sendable, CustomStringConvertible {
     public var description: String { unreadOnly ? "\(list) (unread only)" : list.rawValue }
 }
 
-/// The unread counters of a chat list (SPEC §2): chats with unread messages and the sum of their
+/// The unread counters of a chat list (docs/PROTOCOL.md, Values): chats with unread messages and the sum of their
 /// unread counts, over all chats and over the chats that are not muted (an app's badge).
 public struct UnreadCounters: Hashable, Sendable, Codable, CustomStringConvertible {
     public var chats: Int64

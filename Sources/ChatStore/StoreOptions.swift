@@ -25,7 +25,7 @@ public struct StoreOptions: Sendable, Hashable {
     /// (`PRAGMA wal_autocheckpoint`); nil keeps SQLite's 1,000. A writer that checkpoints in a
     /// `BackgroundCheckpointer` sets it high, as a backstop.
     public var autoCheckpointPages: Int?
-    /// The most pinned chats a list holds (SPEC §2).
+    /// The most pinned chats a list holds (docs/PROTOCOL.md, Values).
     public var maxPinnedChats: Int
     /// How many of the latest change-log entries are always kept. Older ones are pruned (by the
     /// writes of this store) once no live reader still needs them.

@@ -2,7 +2,7 @@ import ChatModel
 import JSONCodec
 import WireProtocol
 
-/// Typed calls, one per method of SPEC §5. Each throws `ChatfeedError` when the engine answers an
+/// Typed calls, one per method of docs/PROTOCOL.md. Each throws `ChatfeedError` when the engine answers an
 /// error (its code, message and field), `ChatfeedClientError` when the connection fails.
 extension ChatClient {
     // MARK: Writes (answered once committed)

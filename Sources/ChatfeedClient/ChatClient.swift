@@ -6,7 +6,7 @@ import Logging
 import WireProtocol
 
 /// A Swift client of the chatfeed engine: typed calls for every method of the protocol, and the
-/// feed as an `AsyncSequence` of updates validated against a mirror (SPEC §9).
+/// feed as an `AsyncSequence` of updates validated against a mirror (README, The Swift client).
 ///
 /// One connection at a time, over a `ChatfeedTransport`. When the connection ends on its own (the
 /// child process died, the engine was closed under it), the client opens a new one and subscribes

@@ -3,7 +3,7 @@ import ListDiff
 import WireProtocol
 
 /// An error the engine answered to a request: its JSON-RPC code and message, and for invalid
-/// params the field the message names (SPEC §5).
+/// params the field the message names (docs/PROTOCOL.md).
 public struct ChatfeedError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A JSON-RPC error code, with a name for each code of docs/PROTOCOL.md (`.notFound`,
     /// `.storageFull`, `.readOnly`, `.forbidden`…): the wire layer's one list of codes.

@@ -9,7 +9,7 @@ public protocol ChatfeedTransport: Sendable {
     func connect() async throws -> any ChatfeedConnection
 }
 
-/// One open connection to an engine: JSON-RPC lines in both directions (SPEC §5).
+/// One open connection to an engine: JSON-RPC lines in both directions (docs/PROTOCOL.md).
 public protocol ChatfeedConnection: Sendable {
     /// The engine's output, one line per element without its `\n`, in order. It finishes when the
     /// connection ends, whoever ended it.

@@ -2,7 +2,7 @@ import ChangeFeed
 import ChatStore
 import ChatfeedEngine
 
-/// Every setting of `chatfeedd` and `chatfeed`, with its default (SPEC §7).
+/// Every setting of `chatfeedd` and `chatfeed`, with its default (README, Configuration).
 ///
 /// The JSON keys of a configuration file are the property names. Each key is described once, in
 /// `ChatfeedConfiguration.table` (name, type, default, range, description), which drives reading

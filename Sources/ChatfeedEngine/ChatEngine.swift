@@ -4,7 +4,7 @@ import Logging
 import Synchronization
 
 /// The engine: the one serialization point that owns the store and the feed, serving any number
-/// of sessions (SPEC §10). Each session is a connection — the daemon's stdin/stdout, an in-process
+/// of sessions (docs/PROTOCOL.md, The live feed). Each session is a connection — the daemon's stdin/stdout, an in-process
 /// client, a WebSocket — with JSON-RPC lines in and out (docs/PROTOCOL.md); the requests of all
 /// sessions are handled on one thread, in one order, and each session's answers and feed
 /// notifications go to that session's output only. A subscription belongs to its session and ends

@@ -379,7 +379,7 @@ final class Engine: @unchecked Sendable {
         }
     }
 
-    /// Another session's subscription is not found for this one (SPEC §5).
+    /// Another session's subscription is not found for this one (docs/PROTOCOL.md).
     private func checkOwner(of subscription: String, is session: Session) throws(ChatError) {
         guard subscriptionOwners[subscription] === session else {
             throw .notFound(kind: "subscription", id: subscription)

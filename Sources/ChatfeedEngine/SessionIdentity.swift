@@ -1,4 +1,4 @@
-/// Who a session is (SPEC §10). Every session is trusted today: the daemon's stdin/stdout and the
+/// Who a session is (docs/PROTOCOL.md, The live feed). Every session is trusted today: the daemon's stdin/stdout and the
 /// in-process clients are the backend team's own code. A user-bound kind (a gateway session, one
 /// user each) comes with the users and gateway issues.
 public enum SessionIdentity: Sendable, Hashable, CustomStringConvertible {

@@ -3,7 +3,7 @@ import JSONCodec
 import ListDiff
 
 /// The result of `feed.subscribe`: the subscription, and either the list (`items`) or, for a
-/// subscribe with `known`, the batches that take the client's rows to it (SPEC §4).
+/// subscribe with `known`, the batches that take the client's rows to it (docs/PROTOCOL.md, The live feed).
 public struct FeedSubscribeResult: Hashable, Sendable {
     public enum Content: Hashable, Sendable {
         /// Reload the table with these rows.

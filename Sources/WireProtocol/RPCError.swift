@@ -1,7 +1,7 @@
 import ChatModel
 import JSONCodec
 
-/// A JSON-RPC error object (SPEC §5).
+/// A JSON-RPC error object (docs/PROTOCOL.md).
 public struct RPCError: Error, Hashable, Sendable, CustomStringConvertible {
     public var code: RPCErrorCode
     public var message: String

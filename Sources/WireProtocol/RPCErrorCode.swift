@@ -1,4 +1,4 @@
-/// A JSON-RPC error code (SPEC §5, docs/PROTOCOL.md), with a name for every code the engine
+/// A JSON-RPC error code (docs/PROTOCOL.md, docs/PROTOCOL.md), with a name for every code the engine
 /// answers: the one list the engine, the client and an app match on (`case .notFound:` in a
 /// `switch` over `error.code`, through `~=`). An unknown code (a newer server) keeps its value.
 public struct RPCErrorCode: RawRepresentable, Hashable, Sendable, ExpressibleByIntegerLiteral, CustomStringConvertible {

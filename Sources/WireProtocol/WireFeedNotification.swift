@@ -2,7 +2,7 @@ import ChatModel
 import JSONCodec
 import ListDiff
 
-/// The params of a `feed.batch` notification (SPEC §3–§5): `ListDiff`'s batch, as the feed made it.
+/// The params of a `feed.batch` notification (docs/PROTOCOL.md, Applying a batch; docs/PROTOCOL.md): `ListDiff`'s batch, as the feed made it.
 public struct FeedBatchParams: Hashable, Sendable {
     public var subscription: String
     public var seq: Int64

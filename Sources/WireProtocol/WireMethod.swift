@@ -1,4 +1,4 @@
-/// The methods of SPEC §5.
+/// The methods of docs/PROTOCOL.md.
 public enum WireMethod: String, CaseIterable, Hashable, Sendable {
     case chatCreate = "chat.create"
     case chatRename = "chat.rename"

@@ -6,7 +6,7 @@ import ServiceLifecycle
 import Synchronization
 
 /// The daemon as a service: one engine session over an input and an output stream (stdin and
-/// stdout: JSON-RPC requests in, responses and feed notifications out, SPEC §5). Run it in a
+/// stdout: JSON-RPC requests in, responses and feed notifications out, docs/PROTOCOL.md). Run it in a
 /// `ServiceGroup` with `successTerminationBehavior: .gracefullyShutdownGroup`: it returns at end
 /// of input or when its output closes, and a graceful shutdown (SIGINT, SIGTERM) makes it commit
 /// what it has read, flush and return.

@@ -82,7 +82,7 @@ struct BoundedSubscriberTests {
 
     /// Subscriptions of every view and window that wait, with a bound small enough that they keep
     /// their shown rows: every batch passes the UIKit model, only chats whose order key changed
-    /// move, at the optimum of SPEC §3, no window is reset, and every mirror ends at its list.
+    /// move, at the optimum of docs/PROTOCOL.md, Applying a batch, no window is reset, and every mirror ends at its list.
     @Test(arguments: [(UInt64(41), 1, 2), (42, 2, 5), (43, 1, 1), (44, 3, 12)])
     func waitingSubscriptionsComputeTheirBatchFromTheRowsTheyShow(seed: UInt64, maxInFlight: Int, maxPending: Int) throws {
         var generator = SeededGenerator(seed: seed)

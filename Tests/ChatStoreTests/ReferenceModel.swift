@@ -1,6 +1,6 @@
 import ChatModel
 
-/// A slow, independent model of SPEC §2: every answer is recomputed from scratch over plain
+/// A slow, independent model of docs/PROTOCOL.md, Values: every answer is recomputed from scratch over plain
 /// dictionaries, and ids compare as arrays of UTF-8 bytes.
 struct ReferenceModel {
     struct StoredChat {
@@ -64,7 +64,7 @@ struct ReferenceModel {
             list: chat.list, pinOrder: pins[chat.list]!.contains(id) ? 1 : 0, muted: chat.muted)
     }
 
-    /// A list in SPEC order: its pins in pin order, then the others by date, then id.
+    /// A list in list order (docs/PROTOCOL.md, Values): its pins in pin order, then the others by date, then id.
     func list(_ list: ChatList) -> [Chat] {
         let pinned = pins[list]!.compactMap(row)
         let others = chats.keys.filter { chats[$0]!.list == list && !pins[list]!.contains($0) }.compactMap(row).sorted {

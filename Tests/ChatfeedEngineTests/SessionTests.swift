@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 import WireProtocol
 
-/// Several sessions on one engine (SPEC §10): each gets its own answers and feeds only, a
+/// Several sessions on one engine (docs/PROTOCOL.md, Sessions): each gets its own answers and feeds only, a
 /// subscription belongs to its session, and ends with it.
 @Suite struct SessionTests {
     private static func engine(_ directory: TemporaryDirectory, outputLimit: Int = EngineOptions.defaultSessionOutputLimitBytes) throws -> ChatEngine {

@@ -3,7 +3,7 @@ import BenchmarkSupport
 import ChangeFeed
 import ChatModel
 
-// The live chat index of the feed (SPEC §4, §8): a `RankedSet<ChatOrderKey>` of 1,000,000 chats.
+// The live chat index of the feed (docs/PROTOCOL.md, The live feed; Benchmarks/README.md): a `RankedSet<ChatOrderKey>` of 1,000,000 chats.
 //
 // Chat ids are 17 bytes ("chat:000000000042"), longer than Swift's 15-byte small-string form, so
 // every comparison of equal dates goes through the heap bytes as real ids would.

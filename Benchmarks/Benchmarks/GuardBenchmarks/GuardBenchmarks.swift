@@ -3,7 +3,7 @@ import ChangeFeed
 import ChatModel
 import Foundation
 
-// The performance regression guard (issue 18, SPEC §8): the key paths measured on counts that do
+// The performance regression guard (issue 18, Benchmarks/README.md): the key paths measured on counts that do
 // not depend on the machine's load — allocations (the MallocInterposer trait), write and read
 // calls and the bytes handed to them (/proc/self/io) — and checked by CI (.ci/run) against the
 // thresholds committed in Benchmarks/Thresholds/ (see its README: the tolerances, and how to
@@ -17,7 +17,7 @@ import Foundation
 
 /// The chats of the ingest database (the issue's end-to-end figures use 10,000).
 let ingestChats = 10_000
-/// The chats of the feed bump (SPEC §8: a bump at 1,000,000 chats).
+/// The chats of the feed bump (Benchmarks/README.md: a bump at 1,000,000 chats).
 let bumpChats = 1_000_000
 /// The chats loaded at start-up: 100,000, not the README's 1,000,000, so that CI builds the
 /// database in seconds; a regression per chat shows the same at either size.
@@ -96,7 +96,7 @@ final class BottomBump: @unchecked Sendable {
     }
 }
 
-/// The fan-out guard (SPEC §8: a post to a chat of M members reaches every subscribed member's
+/// The fan-out guard (Benchmarks/README.md: a post to a chat of M members reaches every subscribed member's
 /// list) is left to the users issue, which adds users and members: it registers here a benchmark
 /// "Fanout-1000-posts-to-1000-member-chat" with `guardConfiguration` and commits its
 /// thresholds. Until then there is nothing to fan out to, and nothing is registered.
