@@ -141,10 +141,10 @@ import WireProtocol
         output.setBackedUp(true)
         let slow = engine.openSession(output: output)
         #expect(slow.send(SessionClient.line(id: 0, "server.version")))
-        try await waitUntil { output.registrations == 1 }
+        try await waitUntil("the request is held") { output.registrations >= 1 }
         // The reader drains, and more output backs it up before the engine resumes the session.
         output.drain()
-        try await waitUntil { output.registrations == 2 }
+        try await waitUntil("the session is held again") { output.registrations >= 2 }
 
         var chunk: [UInt8] = []
         var linesPerChunk = 0
@@ -152,7 +152,7 @@ import WireProtocol
             chunk += SessionClient.line(id: 1, "server.version")
             linesPerChunk += 1
         }
-        let chunks = 64
+        let chunks = 16  // 1 MiB: four times the queue's capacity
         let sentBytes = Mutex(0)
         let senderDone = DispatchSemaphore(value: 0)
         Thread { [chunk] in
@@ -175,18 +175,21 @@ import WireProtocol
         // The reader catches up: every request is answered.
         output.setBackedUp(false)
         output.drain()
-        try await waitUntil(seconds: 60) { senderDone.wait(timeout: .now()) == .success }
+        try await waitUntil("the sender sent everything", seconds: 120) { senderDone.wait(timeout: .now()) == .success }
         #expect(sentBytes.withLock { $0 } == chunks * chunk.count)
         slow.close()
-        try await waitUntil(seconds: 60) { output.isFinished }
+        try await waitUntil("the session ended", seconds: 120) { output.isFinished }
         #expect(output.deliveredLines == 1 + chunks * linesPerChunk)
     }
 
     /// Waits until `condition` holds, looking every 10 ms; fails after `seconds`.
-    private func waitUntil(seconds: Double = 10, _ condition: () -> Bool) async throws {
+    private func waitUntil(_ what: String, seconds: Double = 30, _ condition: () -> Bool) async throws {
         let deadline = Date(timeIntervalSinceNow: seconds)
         while !condition() {
-            guard Date() < deadline else { throw TimedOut() }
+            guard Date() < deadline else {
+                Issue.record("not within \(seconds) s: \(what)")
+                throw TimedOut()
+            }
             try await Task.sleep(for: .milliseconds(10))
         }
     }
