@@ -107,17 +107,21 @@ public actor ChatClient {
 
     /// Ends every subscription's sequence and closes the connection gracefully (the engine
     /// answers what it has read). Calls after it throw `ChatfeedClientError.connectionClosed`.
+    /// A reconnect under way ends too: a connection it opens after this is closed before
+    /// `close()` returns.
     public func close() async {
         guard !closed else { return }
         closed = true
         for (_, record) in subscriptions { record.continuation.finish() }
         subscriptions.removeAll()
         handleBySubscription.removeAll()
-        reconnecting?.cancel()
+        let reconnect = reconnecting
+        reconnect?.cancel()
         let waiters = reconnectWaiters.values
         reconnectWaiters.removeAll()
         for waiter in waiters { waiter.resume() }  // they find the client closed
         if let connection { await connection.close() }
+        await reconnect?.value
     }
 
     // MARK: Requests
@@ -332,7 +336,13 @@ public actor ChatClient {
                 try? await Task.sleep(for: .milliseconds(delay + 100 * (failedConnections - 1)))
                 if closed || Task.isCancelled { return }
                 do {
-                    adopt(try await transport.connect())
+                    let connection = try await transport.connect()
+                    // Closed (or cancelled by close()) while connecting: nobody will use it.
+                    if closed || Task.isCancelled {
+                        await connection.close()
+                        return
+                    }
+                    adopt(connection)
                     lastError = ""
                     break
                 } catch {

@@ -15,8 +15,10 @@ public protocol ChatfeedConnection: Sendable {
     /// connection ends, whoever ended it.
     var lines: AsyncStream<[UInt8]> { get }
 
-    /// Sends one line (the bytes of one JSON-RPC message, `\n` included). Throws when the
-    /// connection is gone.
+    /// Sends one line (the bytes of one JSON-RPC message, `\n` included), after the lines sent
+    /// before. Throws when the connection is gone. Called on the client's actor: it must not wait
+    /// for the engine to read (the engine may wait for the client to read its lines first), only
+    /// queue the line — or write it to a pipe that the engine's reader empties on its own.
     func send(_ line: [UInt8]) throws
 
     /// Ends the connection gracefully: the engine commits what it has read and answers it, then

@@ -44,44 +44,60 @@ public struct InProcessTransport: ChatfeedTransport {
     }
 }
 
-/// One running in-process engine.
+/// One running in-process engine. Lines are handed to it in order off the caller's thread
+/// (`send` never waits for the engine).
 public final class InProcessConnection: ChatfeedConnection {
     public let engine: InProcessEngine
+    private let sender: InProcessSender
 
-    init(engine: InProcessEngine) { self.engine = engine }
+    init(engine: InProcessEngine) {
+        self.engine = engine
+        sender = InProcessSender { [engine] in engine.send($0) }
+    }
 
     public var lines: AsyncStream<[UInt8]> { engine.lines }
 
     public var endReason: String? { engine.isStopped ? "the in-process engine stopped" : nil }
 
     public func send(_ line: [UInt8]) throws {
-        guard engine.send(line) else { throw ChatfeedClientError.connectionLost("the in-process engine stopped") }
+        guard !engine.isStopped, sender.send(line) else {
+            throw ChatfeedClientError.connectionLost("the in-process engine stopped")
+        }
     }
 
-    /// Ends the engine's input and waits for it to stop (it commits and answers first).
+    /// Ends the engine's input (after the lines sent before) and waits for it to stop (it commits
+    /// and answers first).
     public func close() async {
-        engine.close()
+        sender.close { [engine] in engine.close() }
         while !engine.isStopped { try? await Task.sleep(for: .milliseconds(2)) }
     }
 }
 
-/// One session on a shared in-process engine.
+/// One session on a shared in-process engine. Lines are handed to it in order off the caller's
+/// thread (`send` never waits for the engine).
 public final class InProcessSessionConnection: ChatfeedConnection {
     public let session: InProcessSession
+    private let sender: InProcessSender
 
-    init(session: InProcessSession) { self.session = session }
+    init(session: InProcessSession) {
+        self.session = session
+        sender = InProcessSender { [session] in session.send($0) }
+    }
 
     public var lines: AsyncStream<[UInt8]> { session.lines }
 
     public var endReason: String? { session.isEnded ? "the in-process session ended (its engine stopped)" : nil }
 
     public func send(_ line: [UInt8]) throws {
-        guard session.send(line) else { throw ChatfeedClientError.connectionLost("the in-process session ended") }
+        guard !session.isEnded, sender.send(line) else {
+            throw ChatfeedClientError.connectionLost("the in-process session ended")
+        }
     }
 
-    /// Ends the session and waits until the engine has answered what it was sent.
+    /// Ends the session (after the lines sent before) and waits until the engine has answered
+    /// what it was sent.
     public func close() async {
-        session.close()
+        sender.close { [session] in session.close() }
         while !session.isEnded { try? await Task.sleep(for: .milliseconds(2)) }
     }
 }

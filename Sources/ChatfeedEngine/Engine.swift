@@ -206,21 +206,26 @@ final class Engine: @unchecked Sendable {
         session.subscriptions.removeAll()
     }
 
-    /// Handles the held requests of sessions whose output drained, in order, until one backs up again.
+    /// Handles the held requests of sessions whose output drained, in order, until one backs up
+    /// again. A held session's queue stays held until all its held requests are handled: only
+    /// the engine releases it, so a session over its limit never has its input taken.
     private func resumeHeldSessions() {
         for session in Array(heldSessions.values) {
-            // Still behind: a drain wakes the engine (unless it drained in between).
-            if !isStopping, session.output.isBackedUp, session.output.notifyWhenDrained(drained(session)) { continue }
-            heldSessions[session.id] = nil
-            queue.release(session.id)
+            // Still behind (more output came after a drain): a drain wakes the engine again.
+            if !isStopping, session.output.isBackedUp {
+                watchDrain(of: session)
+                continue
+            }
             while !session.heldEvents.isEmpty, isStopping || !session.output.isBackedUp {
                 handle(session.heldEvents.removeFirst(), from: session)
             }
             if !session.heldEvents.isEmpty {
-                hold(session)
-            } else if session.inputEnded {
-                end(session)
+                watchDrain(of: session)  // backed up again: its queue stays held
+                continue
             }
+            heldSessions[session.id] = nil
+            queue.release(session.id)
+            if session.inputEnded { end(session) }
         }
         commitPendingWrites()
     }
@@ -230,15 +235,15 @@ final class Engine: @unchecked Sendable {
         guard heldSessions[session.id] == nil else { return }
         heldSessions[session.id] = session
         queue.hold(session.id)
-        if !session.output.notifyWhenDrained(drained(session)) {
-            queue.release(session.id)  // drained already: the next round resumes it
-        }
+        watchDrain(of: session)
     }
 
-    /// What an output calls once its reader caught up: the session's input flows, the engine wakes.
-    private func drained(_ session: Session) -> @Sendable () -> Void {
-        let (queue, id) = (self.queue, session.id)
-        return { queue.release(id) }
+    /// Wakes the engine once the held session's reader caught up (at once when it has already).
+    private func watchDrain(of session: Session) {
+        let queue = self.queue
+        if !session.output.notifyWhenDrained({ queue.wake() }) {
+            queue.wake()  // drained already: the next round resumes it
+        }
     }
 
     // MARK: Requests

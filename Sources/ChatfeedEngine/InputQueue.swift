@@ -22,8 +22,9 @@ final class InputQueue: @unchecked Sendable {
     private var items: [Input] = []
     private var queuedBytes: [Int: Int] = [:]
     private var held: Set<Int> = []
-    /// Sessions that ended: their senders are refused.
-    private var ended: Set<Int> = []
+    /// Sessions opened and not ended: only their senders are accepted. An ended session keeps
+    /// nothing here (ids are never reused, so an id not in it is one that ended or never opened).
+    private var open: Set<Int> = []
     private var databaseChangePending = false
     /// A session was released or a wake asked for since the last take: the next take does not wait.
     private var wakePending = false
@@ -35,26 +36,27 @@ final class InputQueue: @unchecked Sendable {
     }
 
     /// Adds input; waits while the session's queue is full. Returns false once the engine has
-    /// stopped or the session has ended.
+    /// stopped or the session has ended (a session's input is accepted from its `.opened` on).
     @discardableResult
     func push(_ input: Input) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         switch input {
         case .bytes(let session, let bytes):
-            while queuedBytes[session, default: 0] > capacityBytes && !stopped && !ended.contains(session) {
+            while queuedBytes[session, default: 0] > capacityBytes && !stopped && open.contains(session) {
                 condition.wait()
             }
-            if stopped || ended.contains(session) { return false }
+            if stopped || !open.contains(session) { return false }
             queuedBytes[session, default: 0] += bytes.count
         case .endOfInput(let session):
-            if stopped || ended.contains(session) { return false }
+            if stopped || !open.contains(session) { return false }
         case .databaseChanged:
             if stopped { return false }
             if databaseChangePending { return true }
             databaseChangePending = true
-        case .opened:
+        case .opened(let record):
             if stopped { return false }
+            open.insert(record.id)
         }
         items.append(input)
         condition.broadcast()
@@ -113,7 +115,7 @@ final class InputQueue: @unchecked Sendable {
     /// stays, followed by an end of its input.
     func end(_ session: Int) {
         condition.lock()
-        if ended.insert(session).inserted {
+        if open.remove(session) != nil {
             held.remove(session)
             queuedBytes[session] = nil
             items.append(.endOfInput(session: session))
@@ -128,6 +130,14 @@ final class InputQueue: @unchecked Sendable {
         queuedBytes[session] = nil
         held.remove(session)
         condition.unlock()
+    }
+
+    /// The sessions the queue keeps anything of (their ids in its sets and counts): the open
+    /// ones only, once the engine handled the others' end (`forget`).
+    var keptSessions: Set<Int> {
+        condition.lock()
+        defer { condition.unlock() }
+        return open.union(held).union(queuedBytes.keys)
     }
 
     /// Wakes the engine without input (for a stop request).

@@ -1,5 +1,6 @@
 import ChatfeedEngine
 import Foundation
+import Synchronization
 import JSONCodec
 import Testing
 import TestSupport
@@ -126,6 +127,71 @@ import WireProtocol
             #expect(response["result"]?["total"] == .integer(50))
         }
         #expect(slow.unreadOutputBytes == 0)
+    }
+
+    /// A held session whose output backs up again between its reader's drain and the engine's
+    /// next look stays held: its sender blocks near the input queue's capacity instead of the
+    /// engine taking its input without limit, while another session is served; once its reader
+    /// catches up for real, every request is answered.
+    @Test func aSessionBackedUpAgainAfterADrainStaysHeld() async throws {
+        let directory = try TemporaryDirectory()
+        let engine = try Self.engine(directory)
+        defer { engine.stop(); engine.waitUntilStopped() }
+        let output = ControlledOutput()
+        output.setBackedUp(true)
+        let slow = engine.openSession(output: output)
+        #expect(slow.send(SessionClient.line(id: 0, "server.version")))
+        try await waitUntil("the request is held") { output.registrations >= 1 }
+        // The reader drains, and more output backs it up before the engine resumes the session.
+        output.drain()
+        try await waitUntil("the session is held again") { output.registrations >= 2 }
+
+        var chunk: [UInt8] = []
+        var linesPerChunk = 0
+        while chunk.count < 64 << 10 {
+            chunk += SessionClient.line(id: 1, "server.version")
+            linesPerChunk += 1
+        }
+        let chunks = 16  // 1 MiB: four times the queue's capacity
+        let sentBytes = Mutex(0)
+        let senderDone = DispatchSemaphore(value: 0)
+        Thread { [chunk] in
+            for _ in 0..<chunks {
+                guard slow.send(chunk) else { break }
+                sentBytes.withLock { $0 += chunk.count }
+            }
+            senderDone.signal()
+        }.start()
+        // Another session is served meanwhile.
+        let other = SessionClient(engine.openInProcessSession())
+        for _ in 0..<10 { _ = try await other.result("server.version") }
+        // The sender blocks: the engine keeps no more than about the queue's capacity (256 KiB).
+        let bound = 512 << 10
+        for _ in 0..<50 where sentBytes.withLock({ $0 }) <= bound {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(sentBytes.withLock { $0 } <= bound)
+
+        // The reader catches up: every request is answered.
+        output.setBackedUp(false)
+        output.drain()
+        try await waitUntil("the sender sent everything", seconds: 120) { senderDone.wait(timeout: .now()) == .success }
+        #expect(sentBytes.withLock { $0 } == chunks * chunk.count)
+        slow.close()
+        try await waitUntil("the session ended", seconds: 120) { output.isFinished }
+        #expect(output.deliveredLines == 1 + chunks * linesPerChunk)
+    }
+
+    /// Waits until `condition` holds, looking every 10 ms; fails after `seconds`.
+    private func waitUntil(_ what: String, seconds: Double = 30, _ condition: () -> Bool) async throws {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while !condition() {
+            guard Date() < deadline else {
+                Issue.record("not within \(seconds) s: \(what)")
+                throw TimedOut()
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
     }
 
     /// The database watcher's inotify descriptor closes with its engine (the client opens an
