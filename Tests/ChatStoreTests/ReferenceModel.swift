@@ -1,5 +1,15 @@
 import ChatModel
 
+@testable import ChatStore
+
+extension ChatDatabase {
+    /// One event in its own transaction, several in one group commit; each event's outcome.
+    func applyAlone(orGrouped events: [ChatEvent]) throws -> [Result<EventResult, ChatError>] {
+        guard events.count == 1 else { return try apply(events) }
+        do { return [.success(try apply(events[0]))] } catch let error as ChatError { return [.failure(error)] }
+    }
+}
+
 /// A slow, independent model of SPEC §2: every answer is recomputed from scratch over plain
 /// dictionaries, and ids compare as arrays of UTF-8 bytes. Each member keeps the set of message
 /// ids unread for them (where the store keeps counts and read positions).
