@@ -146,7 +146,8 @@ extension ChatDatabase {
         // of every chat, with the chat's unread count, read position, pin, list, mute and revision
         // as they were; the per-member fields leave the chat row, which keeps the shared ones.
         // A membership carries its chat's `last_message_date`, so that a user's list is one walk
-        // of `membership_list_order`. Revisions stay change-log sequences (never reused, even
+        // of `membership_list_order`, which covers every membership field a row shows (a page
+        // at an offset skips index entries only; the chat rows are read for the page alone). Revisions stay change-log sequences (never reused, even
         // when a member leaves and joins again). A change-log row with a `user_id` changed that
         // membership only; without one, every membership of the chat the row's sequence is the
         // revision of (a post, a rename, a removal).
@@ -170,7 +171,7 @@ extension ChatDatabase {
                 joined INTEGER NOT NULL,
                 PRIMARY KEY (chat_id, user_id)
             ) WITHOUT ROWID;
-            CREATE INDEX membership_list_order ON membership (user_id, list, pin_order DESC, last_message_date DESC, chat_id);
+            CREATE INDEX membership_list_order ON membership (user_id, list, pin_order DESC, last_message_date DESC, chat_id, unread, muted, revision);
             INSERT INTO membership (chat_id, user_id, list, pin_order, last_message_date, unread, read_through, muted, revision, joined)
                 SELECT id, 'me', list, pin_order, last_message_date, unread, read_through, muted, revision, 0 FROM chat;
             CREATE TABLE list_counter (

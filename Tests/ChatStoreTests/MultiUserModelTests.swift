@@ -186,4 +186,27 @@ import TestSupport
         #expect(try store.messages(chat: "g", limit: 10).items.map(\.id) == ["m"])
         #expect(try store.changes(after: 0, user: "ann").changes.last == ChatChange(chatID: "g", chat: nil))
     }
+
+    /// A user with few of the store's chats loads them one lookup each; one with many, by a scan
+    /// of the chat table: both give the list in order, as the user sees it.
+    @Test func aUsersListLoadsAlikeByLookupOrByScan() throws {
+        let files = try TestStore()
+        let store = files.store
+        try store.apply(.createUser(id: "ann", name: "Ann", createdAt: 0))
+        for i in 0..<40 {
+            try store.apply(.createChat(id: "c\(i)", title: "C\(i)", createdAt: Int64(i % 7), members: i % 10 == 0 ? ["me", "ann"] : ["me"]))
+            try store.apply(.postMessage(Message(id: "m\(i)", chat: "c\(i)", sender: "bob", text: "t\(i)", sentAt: Int64(i * 3 % 11))))
+        }
+        try store.apply(.moveChat(id: "c10", to: .archive, user: "ann"))
+        try store.apply(.pinChat(id: "c30", user: "ann"))
+        for user in ["me", "ann"] {
+            let loaded = try store.allChats(of: user).chats
+            let paged = try store.chats(in: ChatListView(list: .archive), user: user, offset: 0, limit: 100)
+                + store.chats(in: .main, user: user, offset: 0, limit: 100)
+            #expect(loaded == paged)
+            #expect(loaded.count == (user == "me" ? 40 : 4))
+            #expect(loaded.allSatisfy { $0.lastMessage?.id == "m" + $0.id.dropFirst() && $0.title == "C" + $0.id.dropFirst() })
+        }
+        #expect(try store.allChats(of: "ann").chats.map(\.id) == ["c10", "c30", "c20", "c0"])
+    }
 }

@@ -57,6 +57,21 @@ let benchmarks: @Sendable () -> Void = {
         blackHole(try Fixtures.bigList!.stepRaw())
     }
 
+    // A user's list among other users' (issue 19): the first subscribe's load and a page deep
+    // in the list (`chats.list` with an offset).
+    let userLists = Benchmark.Configuration(
+        metrics: [.wallClock], warmupIterations: 2, maxDuration: .seconds(4), maxIterations: 200,
+        setup: { Fixtures.userLists = try UserListsFixture() },
+        teardown: { Fixtures.userLists = nil })
+    Benchmark("allChats(of:) of a user with 10,000 of 100,000 chats", configuration: userLists) { benchmark in
+        let (chats, _) = try Fixtures.userLists!.store.allChats(of: "user-3")
+        precondition(chats.count == 10_000)
+        blackHole(chats)
+    }
+    Benchmark("A page of 50 at offset 5,000 of a user's 10,000 chats", configuration: userLists) { benchmark in
+        blackHole(try Fixtures.userLists!.store.chats(in: .main, user: "user-3", offset: 5_000, limit: 50))
+    }
+
     // Fan-out (issue 19): one post, in its own transaction, to a chat of M members; the sender
     // is a member, so M − 1 memberships gain an unread message and move. Goal: ≤ 2 ms at 1,000.
     for members in [2, 10, 100, 1_000, 10_000] {
@@ -67,6 +82,41 @@ let benchmarks: @Sendable () -> Void = {
         )) { benchmark in
             for _ in benchmark.scaledIterations { try Fixtures.fanOut!.post() }
         }
+    }
+}
+
+/// A store of 100,000 chats and 10 users, each a member of 10,000 of them (1 in 10).
+final class UserListsFixture {
+    static let chats = 100_000
+    let path: String
+    let store: ChatDatabase
+
+    init() throws {
+        path = temporaryPath("user-lists")
+        store = try ChatDatabase(path: path)
+        let db = try Database(path: path)
+        try db.execute("""
+            BEGIN;
+            WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < 10)
+            INSERT INTO user (id, name, created_at) SELECT 'user-' || i, 'User ' || i, 0 FROM n;
+            INSERT INTO list_counter SELECT id, list.name, 0, 0, 0, 0, 0 FROM user, (SELECT 'main' AS name UNION ALL SELECT 'archive') AS list
+                WHERE id <> 'me';
+            WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < \(Self.chats))
+            INSERT INTO chat (id, title, created_at, last_message_id, last_message_sender, last_message_text,
+                              last_message_sent_at, last_message_date)
+            SELECT printf('chat-%07d', (i * 7919) % \(Self.chats)), 'Chat number ' || i, 1000,
+                   'msg-' || i, 'user-' || (i % 97), 'the last message of chat ' || i || ', a line of text',
+                   1000000 + (i * 104729) % 5000000, 1000000 + (i * 104729) % 5000000
+            FROM n;
+            INSERT INTO membership (chat_id, user_id, last_message_date, unread, read_through, revision, joined)
+            SELECT id, 'user-' || (rowid % 10), last_message_date, rowid % 3, 0, rowid, 0 FROM chat;
+            UPDATE list_counter SET total = 10000 WHERE list = 'main' AND user_id <> 'me';
+            COMMIT;
+            """)
+    }
+
+    deinit {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 }
 
@@ -112,6 +162,7 @@ enum Fixtures {
     nonisolated(unsafe) static var ingest: IngestFixture?
     nonisolated(unsafe) static var bigList: BigListFixture?
     nonisolated(unsafe) static var fanOut: FanOutFixture?
+    nonisolated(unsafe) static var userLists: UserListsFixture?
 }
 
 func temporaryPath(_ name: String) -> String {
