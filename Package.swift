@@ -13,7 +13,7 @@ let package = Package(
         .library(name: "ChangeFeed", targets: ["ChangeFeed"]),
         .library(name: "WireProtocol", targets: ["WireProtocol"]),
         .library(name: "ChatfeedConfig", targets: ["ChatfeedConfig"]),
-        .library(name: "ChatfeedServer", targets: ["ChatfeedServer"]),
+        .library(name: "ChatfeedEngine", targets: ["ChatfeedEngine"]),
         .library(name: "ChatfeedClient", targets: ["ChatfeedClient"]),
         .library(name: "ChatfeedUIKit", targets: ["ChatfeedUIKit"]),
         .executable(name: "chatfeedd", targets: ["chatfeedd"]),
@@ -41,30 +41,36 @@ let package = Package(
         // Dependency-free: the JSON value, the parser and the byte writer.
         .target(name: "JSONCodec"),
         .target(name: "WireProtocol", dependencies: ["ChatModel", "JSONCodec", "ListDiff"]),
-        .target(name: "ChatfeedConfig", dependencies: ["JSONCodec"]),
+        // The engine: sessions, the store, the feed; requests in, lines out. Embeddable (in-process,
+        // the daemon, a gateway): no process, stdio, service or configuration-file code in it.
         .target(
-            name: "ChatfeedServer",
+            name: "ChatfeedEngine",
             dependencies: [
-                "ChatModel", "ChatStore", "SQLite", "ChangeFeed", "JSONCodec", "WireProtocol", "ChatfeedConfig",
+                "ChatModel", "ChatStore", "SQLite", "ChangeFeed", "JSONCodec", "WireProtocol", "ListDiff",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The configuration file: reading, validating, and its mapping to the engine's options.
+        .target(name: "ChatfeedConfig", dependencies: [
+            "JSONCodec", "ChatStore", "ChangeFeed", "ChatfeedEngine",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // The client half for apps: typed calls, the feed as validated updates, transports.
         .target(name: "ChatfeedClient", dependencies: [
-            "ChatModel", "ListDiff", "JSONCodec", "WireProtocol", "ChatfeedServer", "ChatfeedConfig",
+            "ChatModel", "ListDiff", "JSONCodec", "WireProtocol", "ChatfeedEngine",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Applies a feed subscription to a table or collection view (UIKit conformances where UIKit exists).
         .target(name: "ChatfeedUIKit", dependencies: ["ChatfeedClient", "ChatModel", "ListDiff"]),
+        // The daemon's shell: stdin/stdout as one engine session, signals, the service.
         .executableTarget(name: "chatfeedd", dependencies: [
-            "ChatfeedServer", "ChatfeedConfig", "ChatModel",
+            "ChatfeedEngine", "ChatfeedConfig", "ChatModel", "ChatStore", "WireProtocol",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(name: "chatfeed", dependencies: [
-            "ListDiff", "ChatModel", "ChatStore", "SQLite", "JSONCodec", "WireProtocol", "ChatfeedConfig", "ChatfeedServer",
+            "ListDiff", "ChatModel", "ChatStore", "SQLite", "JSONCodec", "WireProtocol", "ChatfeedConfig", "ChatfeedEngine",
             "ChatfeedClient",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
@@ -82,8 +88,11 @@ let package = Package(
         .testTarget(name: "ChatfeedClientTests", dependencies: [
             "ChatfeedClient", "ChatfeedUIKit", "ChatModel", "ListDiff", "JSONCodec", "WireProtocol", "TestSupport", "chatfeedd",
         ]),
+        .testTarget(name: "ChatfeedEngineTests", dependencies: [
+            "ChatfeedEngine", "ChatfeedConfig", "ChatStore", "ChatModel", "JSONCodec", "WireProtocol", "TestSupport",
+        ]),
         .testTarget(name: "ChatfeedServerTests", dependencies: [
-            "ChatfeedServer", "ChatfeedConfig", "ChatStore", "ChatModel", "ListDiff", "JSONCodec", "WireProtocol", "TestSupport",
+            "ChatfeedConfig", "ChatStore", "ChatModel", "ListDiff", "JSONCodec", "WireProtocol", "TestSupport",
         ]),
     ]
 )

@@ -9,6 +9,7 @@ let package = Package(
     dependencies: [
         .package(name: "chatfeed", path: "../"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // What the benchmarks share (a seeded generator).
@@ -45,6 +46,23 @@ let package = Package(
                 .product(name: "WireProtocol", package: "chatfeed"),
             ],
             path: "Benchmarks/FeedBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // The performance regression guard that CI runs (.ci/run): counts, not times, checked
+        // against Thresholds/ (see Thresholds/README.md).
+        .executableTarget(
+            name: "GuardBenchmarks",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "ChangeFeed", package: "chatfeed"),
+                .product(name: "ChatModel", package: "chatfeed"),
+                .product(name: "ChatStore", package: "chatfeed"),
+                // The engine's module.
+                .product(name: "ChatfeedEngine", package: "chatfeed"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/GuardBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         // End-to-end load of the release chatfeedd as a child process: a plain executable, since

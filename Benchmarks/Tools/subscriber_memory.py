@@ -2,11 +2,13 @@
 """Resident memory of chatfeedd with many subscriptions that never ack.
 
 Starts chatfeedd on a fresh database, creates --chats chats, opens --subscriptions window
-subscriptions (limit --limit, maxInFlight 1) that read every line but never ack, then posts one
-message to each of --changed distinct chats, and reports the daemon's VmRSS and VmHWM.
+subscriptions (limit --limit, maxInFlight 1; --limit 0: full-list subscriptions) that read every
+line but never ack, then posts one message to each of --changed distinct chats, and reports the
+daemon's VmRSS and VmHWM.
 
     python3 subscriber_memory.py --daemon .build/release/chatfeedd --max-pending 1000
     python3 subscriber_memory.py --daemon .build/release/chatfeedd --max-pending 100000000   # unbounded
+    python3 subscriber_memory.py --daemon .build/release/chatfeedd --chats 10000 --changed 10000 --subscriptions 256 --limit 0
 """
 import argparse, json, os, subprocess, sys, tempfile, threading, time
 
@@ -57,7 +59,7 @@ def main():
         last = send("chat.create", {"chat": f"c{n}", "title": f"Chat {n}", "createdAt": n})
     wait(last)
     for _ in range(a.subscriptions):
-        last = send("feed.subscribe", {"limit": a.limit, "maxInFlight": 1})
+        last = send("feed.subscribe", {"limit": a.limit, "maxInFlight": 1} if a.limit > 0 else {"maxInFlight": 1})
     result = wait(last)
     assert "result" in result, result
     for n in range(a.changed):
@@ -69,7 +71,7 @@ def main():
     resets = sum(1 for s in stats["subscriptions"] if s.get("resetPending"))
     status = open(f"/proc/{daemon.pid}/status").read()
     fields = {line.split(":")[0]: line.split(":")[1].strip() for line in status.splitlines() if ":" in line}
-    print(f"chats {a.chats}, changed {a.changed}, subscriptions {a.subscriptions} (limit {a.limit}, never acking), "
+    print(f"chats {a.chats}, changed {a.changed}, subscriptions {a.subscriptions} ({f'limit {a.limit}' if a.limit > 0 else 'full list'}, never acking), "
           f"maxPendingChats {a.max_pending}: VmRSS {fields['VmRSS']}, VmHWM {fields['VmHWM']}, "
           f"pending entries {pending}, resets owed {resets}")
     daemon.stdin.close()

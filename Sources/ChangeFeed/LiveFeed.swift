@@ -1,7 +1,7 @@
 import ChatModel
 import ListDiff
 
-/// Settings of the feed (SPEC §4, §7).
+/// Settings of the feed (docs/PROTOCOL.md, The live feed; README, Configuration).
 public struct FeedOptions: Sendable {
     /// `maxInFlight` of a subscription that does not give one.
     public var defaultMaxInFlight: Int
@@ -10,10 +10,10 @@ public struct FeedOptions: Sendable {
     public var resetThreshold: Double
     /// The most subscriptions at once; one more is `ChatError.limitReached`.
     public var maxSubscriptions: Int
-    /// A window subscription (`limit` N) that waits for acks tracks at most
-    /// max(`maxPendingChats`, 2 × N) changed chats; beyond that it stops tracking and gets a
-    /// `feed.reset` of its window when it may send again. Full-list subscriptions track every
-    /// changed chat (at most one entry per chat).
+    /// A subscription that waits for acks tracks at most this many changed chats one by one
+    /// (fewer when its rows are few: at most max(64, rows ÷ 32)); beyond that it keeps only the
+    /// rows it shows (order key and revision, shared between subscriptions brought to the same
+    /// moment) and computes its next batch from them when it may send. Never a reset.
     public var maxPendingChats: Int
 
     /// The reset rule with this threshold.
@@ -30,7 +30,7 @@ public struct FeedOptions: Sendable {
     }
 }
 
-/// What every notification of a subscription tells besides its rows (SPEC §4): `count` rows in
+/// What every notification of a subscription tells besides its rows (docs/PROTOCOL.md, The live feed): `count` rows in
 /// the subscription's list after it, `total` chats in its list (whatever the window and filter),
 /// and the list's unread counters.
 public struct FeedCounts: Sendable, Hashable {
@@ -97,12 +97,16 @@ public struct SubscriptionStats: Sendable, Equatable {
     /// Distinct chats changed since the last batch sent: what a waiting subscriber costs.
     public var pendingChats: Int
     public var deferredPending: Bool
-    /// The window fell too far behind: its next notification is a reset (`maxPendingChats`).
+    /// The feed lost track of the store (a gap in the change log): its next notification is a
+    /// reset.
     public var resetPending: Bool
+    /// Rows kept of what the subscriber shows, instead of the changed chats, while it waits
+    /// (see `FeedOptions.maxPendingChats`); 0 when it tracks changed chats.
+    public var shownRows: Int
 }
 
 /// The live ordered chat list and its subscriptions: turns each committed group of changes into
-/// every subscription's next batches, in commit order, gated by acknowledgements (SPEC §4).
+/// every subscription's next batches, in commit order, gated by acknowledgements (docs/PROTOCOL.md, The live feed).
 ///
 /// Not thread-safe: one serialization point owns it and sends what each call returns, in order,
 /// before it calls again.
@@ -113,7 +117,18 @@ public final class LiveFeed {
     private var subscriptions: [Subscription] = []
     /// Where each subscription is in `subscriptions`.
     private var positionByID: [String: Int] = [:]
+    /// The positions of each list's subscriptions (at `ChatIndex.slot(of:)`), in subscription
+    /// order: a change visits only the subscriptions of the lists it touches.
+    private var positionsByList: [[Int]] = [[], []]
+    /// The subscriptions the current `apply` reached, each once, to be drained after it.
+    private var reached: [Int] = []
     private var nextSubscriptionNumber = 1
+    /// The number of `apply` and `reload` calls so far: a subscription's list as of its last
+    /// notification is the list at one moment, named by this count.
+    private var moment = 0
+    /// The shown rows made during the current change, by what they depend on, so that
+    /// subscriptions that fall behind together share one buffer.
+    private var shownMade: [ShownKey: ShownList] = [:]
 
     /// A feed over `chats` (in list order for the fastest start).
     public init(chats: [Chat], options: FeedOptions = FeedOptions()) {
@@ -143,8 +158,8 @@ public final class LiveFeed {
         }
         let id = "s\(nextSubscriptionNumber)"
         var subscription = Subscription(
-            id: id, view: view, limit: limit, maxInFlight: maxInFlight,
-            maxPendingChats: limit.map { max(options.maxPendingChats, 2 * min($0, Int.max / 2)) })
+            id: id, view: view, limit: limit, maxInFlight: maxInFlight, maxPendingChats: options.maxPendingChats,
+            moment: moment)
         let items = snapshot(of: subscription)
         var batches: [Batch<Chat>]?
         if let known {
@@ -156,6 +171,7 @@ public final class LiveFeed {
         nextSubscriptionNumber += 1
         subscription.lastCounts = counts(of: subscription, count: items.count)
         positionByID[id] = subscriptions.count
+        positionsByList[ChatIndex.slot(of: view.list)].append(subscriptions.count)
         subscriptions.append(subscription)
         return FeedSnapshot(subscription: id, counts: subscription.lastCounts, items: items, batches: batches)
     }
@@ -167,6 +183,12 @@ public final class LiveFeed {
         }
         subscriptions.remove(at: position)
         for later in position..<subscriptions.count { positionByID[subscriptions[later].id] = later }
+        for slot in positionsByList.indices {
+            positionsByList[slot].removeAll { $0 == position }
+            for index in positionsByList[slot].indices where positionsByList[slot][index] > position {
+                positionsByList[slot][index] -= 1
+            }
+        }
     }
 
     /// Acknowledges every notification of the subscription up to `seq`, and returns what may be
@@ -175,35 +197,55 @@ public final class LiveFeed {
     /// - Throws: `notFound` for an unknown subscription, `invalidParams` for a seq not yet sent.
     public func acknowledge(_ id: String, seq: Int) throws(ChatError) -> [FeedNotification] {
         guard let position = positionByID[id] else { throw .notFound(kind: "subscription", id: id) }
-        var subscription = subscriptions[position]
-        guard seq <= subscription.lastSentSeq, seq >= 0 else {
+        let lastSentSeq = subscriptions[position].lastSentSeq
+        guard seq <= lastSentSeq, seq >= 0 else {
             throw .invalidParams(
-                field: "seq", reason: "\(seq) has not been sent on \(id) (the latest is \(subscription.lastSentSeq))")
+                field: "seq", reason: "\(seq) has not been sent on \(id) (the latest is \(lastSentSeq))")
         }
-        subscription.lastAckedSeq = max(subscription.lastAckedSeq, seq)
+        subscriptions[position].lastAckedSeq = max(subscriptions[position].lastAckedSeq, seq)
         var notifications: [FeedNotification] = []
-        drain(&subscription, into: &notifications)
-        subscriptions[position] = subscription
+        drain(&subscriptions[position], into: &notifications)
         return notifications
     }
 
     /// Applies one committed group of changes, in commit order, and returns every subscription's
     /// notifications that may be sent now.
     ///
-    /// - Complexity: O(c·s + Σ d log n) for c changes, s subscriptions and d distinct chats
-    ///   changed per subscription since its last batch (d bounded for a waiting window).
+    /// A subscription of a list that a change does not touch costs nothing for it.
+    ///
+    /// - Complexity: O(c·s + Σ d log n) for c changes, s subscriptions of the lists they touch
+    ///   and d distinct chats changed per subscription since its last batch; a waiting
+    ///   subscription tracks at most `maxPendingChats`, then keeps its r rows (O(r + d log d),
+    ///   once) and its next batch is O(r log r).
     public func apply(_ changes: [ChatChange]) -> [FeedNotification] {
+        moment += 1
         for change in changes {
             let previous = index.apply(change)
-            for position in subscriptions.indices {
-                subscriptions[position].track(change.chatID, previous: previous, current: change.chat)
-            }
+            if let list = previous?.list { reach(list, change: change, previous: previous) }
+            if let list = change.chat?.list, list != previous?.list { reach(list, change: change, previous: previous) }
+            if !shownMade.isEmpty { shownMade.removeAll() }
         }
         var notifications: [FeedNotification] = []
-        for position in subscriptions.indices {
+        if reached.count > 1 { reached.sort() }
+        for position in reached {
+            subscriptions[position].reached = false
             drain(&subscriptions[position], into: &notifications)
         }
+        reached.removeAll(keepingCapacity: true)
         return notifications
+    }
+
+    /// Shows `change` (the chat was `previous`) to every subscription of `list`.
+    private func reach(_ list: ChatList, change: ChatChange, previous: Chat?) {
+        for position in positionsByList[ChatIndex.slot(of: list)] {
+            if !subscriptions[position].reached {
+                subscriptions[position].reached = true
+                reached.append(position)
+            }
+            if subscriptions[position].track(change.chatID, previous: previous, current: change.chat) {
+                keepShownRows(of: &subscriptions[position])
+            }
+        }
     }
 
     /// Replaces the list with `chats` (in list order), when the feed lost track of the store's
@@ -213,9 +255,11 @@ public final class LiveFeed {
     /// - Complexity: O(n log n) for n chats (O(n) when they are in list order), plus the resets.
     public func reload(chats: [Chat]) -> [FeedNotification] {
         index = ChatIndex(chats: chats)
+        moment += 1
         var notifications: [FeedNotification] = []
         for position in subscriptions.indices {
             subscriptions[position].known = [:]
+            subscriptions[position].shown = nil
             subscriptions[position].deferred = nil
             subscriptions[position].resetPending = true
             drain(&subscriptions[position], into: &notifications)
@@ -230,8 +274,23 @@ public final class LiveFeed {
                 subscription: subscription.id, view: subscription.view, limit: subscription.limit, maxInFlight: subscription.maxInFlight,
                 lastSentSeq: subscription.lastSentSeq, lastAckedSeq: subscription.lastAckedSeq,
                 pendingChats: subscription.known.count, deferredPending: subscription.deferred != nil,
-                resetPending: subscription.resetPending)
+                resetPending: subscription.resetPending, shownRows: subscription.shown?.rows.count ?? 0)
         }
+    }
+
+    /// Replaces a waiting subscription's changed chats by the rows it shows (see
+    /// `FeedOptions.maxPendingChats`), made once for every subscription of the same view and
+    /// window brought to the same moment.
+    private func keepShownRows(of subscription: inout Subscription) {
+        let key = ShownKey(view: subscription.view, limit: subscription.limit, moment: subscription.moment)
+        if let made = shownMade[key] {
+            subscription.shown = made
+        } else {
+            let shown = ShownList(index: index, view: subscription.view, known: subscription.known, limit: subscription.limit)
+            shownMade[key] = shown
+            subscription.shown = shown
+        }
+        subscription.known = [:]
     }
 
     private func snapshot(of subscription: Subscription) -> [Chat] {
@@ -260,6 +319,7 @@ public final class LiveFeed {
                 subscription.resetPending = false
                 subscription.countsMayHaveChanged = false
                 subscription.lastSentSeq += 1
+                subscription.moment = moment
                 let items = snapshot(of: subscription)
                 let counts = counts(of: subscription, count: items.count)
                 subscription.lastCounts = counts
@@ -267,27 +327,40 @@ public final class LiveFeed {
                     subscription: subscription.id, seq: subscription.lastSentSeq, counts: counts, items: items))
                 continue
             }
-            guard !subscription.known.isEmpty || subscription.countsMayHaveChanged else { return }
+            guard subscription.shown != nil || !subscription.known.isEmpty || subscription.countsMayHaveChanged else { return }
             subscription.countsMayHaveChanged = false
-            let diff = WindowDiff(
-                index: index, view: subscription.view, known: subscription.known, limit: subscription.limit)
-            subscription.clearKnown()
-            let counts = counts(of: subscription, count: diff.newCount)
-            guard diff.structural != nil || diff.updates != nil || counts != subscription.lastCounts else { return }
+            subscription.moment = moment
+            let structural: Batch<Chat>?
+            let updates: Batch<Chat>?
+            let newCount: Int
+            var items: [Chat]?
+            if let shown = subscription.shown {
+                subscription.shown = nil
+                let current = snapshot(of: subscription)
+                let diff = shown.diff(to: current)
+                (structural, updates, newCount, items) = (diff.structural, diff.updates, current.count, current)
+            } else {
+                let diff = WindowDiff(
+                    index: index, view: subscription.view, known: subscription.known, limit: subscription.limit)
+                subscription.clearKnown()
+                (structural, updates, newCount) = (diff.structural, diff.updates, diff.newCount)
+            }
+            let counts = counts(of: subscription, count: newCount)
+            guard structural != nil || updates != nil || counts != subscription.lastCounts else { return }
             subscription.lastCounts = counts
             subscription.lastSentSeq += 1
             let seq = subscription.lastSentSeq
-            if options.resetRule.prefersReset(over: diff.structural, diff.updates, rows: diff.newCount) {
-                let items = snapshot(of: subscription)
-                notifications.append(.reset(subscription: subscription.id, seq: seq, counts: counts, items: items))
-            } else if let structural = diff.structural {
+            if options.resetRule.prefersReset(over: structural, updates, rows: newCount) {
+                notifications.append(.reset(
+                    subscription: subscription.id, seq: seq, counts: counts, items: items ?? snapshot(of: subscription)))
+            } else if let structural {
                 notifications.append(.batch(subscription: subscription.id, seq: seq, counts: counts, batch: structural))
-                if let updates = diff.updates {
+                if let updates {
                     subscription.deferred = (updates, counts)
                 }
             } else {
                 notifications.append(.batch(
-                    subscription: subscription.id, seq: seq, counts: counts, batch: diff.updates ?? Batch()))
+                    subscription: subscription.id, seq: seq, counts: counts, batch: updates ?? Batch()))
             }
         }
     }
@@ -303,24 +376,32 @@ private struct Subscription {
     var lastAckedSeq = 0
     /// What the subscriber last saw of every chat changed since its last batch.
     var known: [String: KnownChat] = [:]
+    /// Instead of `known`, once it outgrew `maxTracked` while waiting: the rows the subscriber
+    /// shows. Every change then costs the subscription nothing until it may send.
+    var shown: ShownList?
+    /// The moment (`LiveFeed.moment`) of the list its last notification brought it to.
+    var moment: Int
+    /// A change of the current `apply` reached it (it is in `LiveFeed.reached`).
+    var reached = false
     /// The pure-update batch that must follow the last structural batch, with its moment's counts.
     var deferred: (batch: Batch<Chat>, counts: FeedCounts)?
     /// The counts of the last notification sent (of the snapshot before any).
     var lastCounts = FeedCounts(count: 0, total: 0, unread: UnreadCounters())
-    /// The most chats `known` holds while waiting (nil: no bound, a full-list subscription).
-    let maxPendingChats: Int?
-    /// `known` outgrew `maxPendingChats`: it was dropped, and the next notification is a reset.
+    /// The most chats `known` holds while waiting (`FeedOptions.maxPendingChats`).
+    let maxPendingChats: Int
+    /// The feed lost track of the store: `known` was dropped, and the next notification is a reset.
     var resetPending = false
     /// A chat of the subscription's list changed since the last batch, so `total` or `unread`
     /// may have, even when none of its rows did.
     var countsMayHaveChanged = false
 
-    init(id: String, view: ChatListView, limit: Int?, maxInFlight: Int, maxPendingChats: Int?) {
+    init(id: String, view: ChatListView, limit: Int?, maxInFlight: Int, maxPendingChats: Int, moment: Int) {
         self.id = id
         self.view = view
         self.limit = limit
         self.maxInFlight = maxInFlight
         self.maxPendingChats = maxPendingChats
+        self.moment = moment
     }
 
     var canSend: Bool { maxInFlight == 0 || lastSentSeq - lastAckedSeq < maxInFlight }
@@ -338,19 +419,33 @@ private struct Subscription {
     /// The largest `known` table kept across batches.
     static let keptKnownCapacity = 64
 
+    /// The most chats `known` holds while waiting: `maxPendingChats`, and fewer when the rows
+    /// shown are few, so that what waits never costs much more than the rows (an entry of
+    /// `known` is a whole chat, several times a shown row: 32 rows weigh about 4 entries).
+    var maxTracked: Int { min(maxPendingChats, max(Self.minimumTracked, lastCounts.count / 32)) }
+
+    /// Below this many changed chats a waiting subscription always tracks them one by one.
+    static let minimumTracked = 64
+
     /// Remembers what the subscriber last saw of a changed chat (`previous`, now `current`),
-    /// unless a reset is due anyway. A chat that is a row of the view neither before nor after is
-    /// not tracked: its list's counters are all it may change. A waiting window that outgrows its
-    /// bound drops what it tracked and owes a reset. O(1).
-    mutating func track(_ chatID: String, previous: Chat?, current: Chat?) {
-        guard !resetPending, previous?.list == view.list || current?.list == view.list else { return }
+    /// unless a reset is due anyway or it keeps its shown rows. A chat that is a row of the view
+    /// neither before nor after is not tracked: its list's counters are all it may change.
+    /// Returns true when a waiting subscription's `known` outgrew `maxTracked`: the caller then
+    /// replaces it by the shown rows. O(1).
+    mutating func track(_ chatID: String, previous: Chat?, current: Chat?) -> Bool {
+        guard !resetPending, previous?.list == view.list || current?.list == view.list else { return false }
         countsMayHaveChanged = true
-        guard previous.map(view.contains) == true || current.map(view.contains) == true,
-              known[chatID] == nil else { return }
+        guard shown == nil, previous.map(view.contains) == true || current.map(view.contains) == true,
+              known[chatID] == nil else { return false }
         known[chatID] = KnownChat(chat: previous)
-        if let maxPendingChats, known.count > maxPendingChats, !canSend {
-            known = [:]
-            resetPending = true
-        }
+        return known.count > maxTracked && !canSend
     }
+}
+
+/// What a subscription's shown rows depend on: its view and window, and the moment its last
+/// notification brought it to.
+private struct ShownKey: Hashable {
+    var view: ChatListView
+    var limit: Int?
+    var moment: Int
 }

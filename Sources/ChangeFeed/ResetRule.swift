@@ -1,6 +1,6 @@
 import ListDiff
 
-/// When a subscriber gets `feed.reset` (its whole list) instead of batches (SPEC §4): only when
+/// When a subscriber gets `feed.reset` (its whole list) instead of batches (docs/PROTOCOL.md, The live feed): only when
 /// the batches would be larger on the wire than `threshold` × the reset.
 ///
 /// Sizes are estimated from counts alone, in bytes of JSON: a chat's JSON is far larger than an

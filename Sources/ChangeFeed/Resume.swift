@@ -2,10 +2,10 @@ import ChatModel
 import ListDiff
 
 /// The batches that take the rows a client shows (`known`) to a subscription's current list
-/// (SPEC §4, "Resume with what the client has").
+/// (docs/PROTOCOL.md, The live feed, "Resume with what the client has").
 ///
 /// A chat whose known revision equals its current one has not changed its order key, so only the
-/// chats whose revision differs may move (the move rule of SPEC §3 among them). Known chats that
+/// chats whose revision differs may move (the move rule of docs/PROTOCOL.md, Applying a batch among them). Known chats that
 /// are not in the current list (removed from the store, out of the window) are deletes; current
 /// chats the client does not show are inserts; chats that stay and whose revision differs get
 /// their current content in the deferred pure-update batch.

@@ -20,7 +20,7 @@ struct KnownChat {
 /// The subscriber's list is the first `limit` rows (all when nil) of its view as it was, which
 /// is the current index with every chat of `known` put back where it was. A chat entering or
 /// leaving the view (another list, read, unread) is an insert or a delete. Only chats whose order
-/// key changed may move, as few as possible and upward-preferred among them (SPEC §3); chats
+/// key changed may move, as few as possible and upward-preferred among them (docs/PROTOCOL.md, Applying a batch); chats
 /// entering or leaving a window are inserts and deletes.
 ///
 /// - Complexity: O(d log n) for d changed chats in a list of n.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A write to the store (SPEC §2). Each is applied in a transaction: all of it or nothing.
+/// A write to the store (docs/PROTOCOL.md, Values). Each is applied in a transaction: all of it or nothing.
 ///
 /// Events that change one member's state name that member (`user`, `User.defaultID` when not
 /// given, so that a single-account caller names no one); the others change what every member
@@ -84,7 +84,7 @@ public enum ChatEvent: Hashable, Sendable {
     }
 }
 
-/// What a successful event returns (SPEC §5 results).
+/// What a successful event returns (docs/PROTOCOL.md, Methods).
 public enum EventResult: Hashable, Sendable {
     /// `user.create`, `user.remove`, `chat.addMembers` and `chat.removeMembers` return `.done`.
     /// `chat.create`, `chat.rename`, `chat.markRead`, `chat.pin`, `chat.unpin`, `chat.archive`,

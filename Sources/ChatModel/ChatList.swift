@@ -1,4 +1,4 @@
-/// The chat list a chat is in (SPEC §2). A new chat goes to `main`.
+/// The chat list a chat is in (docs/PROTOCOL.md, Values). A new chat goes to `main`.
 public enum ChatList: String, CaseIterable, Hashable, Sendable, Codable, CustomStringConvertible {
     case main
     case archive
@@ -37,7 +37,7 @@ public struct ChatListView: Hashable, Sendable, CustomStringConvertible {
     public var description: String { unreadOnly ? "\(list) (unread only)" : list.rawValue }
 }
 
-/// The unread counters of a chat list (SPEC §2): chats with unread messages and the sum of their
+/// The unread counters of a chat list (docs/PROTOCOL.md, Values): chats with unread messages and the sum of their
 /// unread counts, over all chats and over the chats that are not muted (an app's badge).
 public struct UnreadCounters: Hashable, Sendable, Codable, CustomStringConvertible {
     public var chats: Int64
@@ -55,12 +55,18 @@ public struct UnreadCounters: Hashable, Sendable, Codable, CustomStringConvertib
     /// Adds (`sign` 1) or removes (`sign` −1) one chat's contribution. O(1).
     @inlinable
     public mutating func add(_ chat: Chat, sign: Int64 = 1) {
-        guard chat.unread != 0 else { return }
+        add(unread: chat.unread, muted: chat.muted, sign: sign)
+    }
+
+    /// `add(_:sign:)` from the two fields it reads, for a chat read in place. O(1).
+    @inlinable
+    public mutating func add(unread: Int64, muted: Bool, sign: Int64 = 1) {
+        guard unread != 0 else { return }
         chats += sign
-        messages += sign * chat.unread
-        if !chat.muted {
+        messages += sign * unread
+        if !muted {
             unmutedChats += sign
-            unmutedMessages += sign * chat.unread
+            unmutedMessages += sign * unread
         }
     }
 
@@ -90,8 +96,14 @@ public struct ListCounters: Hashable, Sendable {
     /// Adds (`sign` 1) or removes (`sign` −1) one chat. O(1).
     @inlinable
     public mutating func add(_ chat: Chat, sign: Int64 = 1) {
+        add(unread: chat.unread, muted: chat.muted, sign: sign)
+    }
+
+    /// `add(_:sign:)` from the two fields it reads, for a chat read in place. O(1).
+    @inlinable
+    public mutating func add(unread: Int64, muted: Bool, sign: Int64 = 1) {
         total += Int(sign)
-        unread.add(chat, sign: sign)
+        self.unread.add(unread: unread, muted: muted, sign: sign)
     }
 
     /// The counters of `list` among `chats`, counted one by one (for start-up and tests). O(n).

@@ -1,4 +1,4 @@
-/// The position of a chat in its list (SPEC §2): the pin band first — pinned chats by `pinOrder`
+/// The position of a chat in its list (docs/PROTOCOL.md, Values): the pin band first — pinned chats by `pinOrder`
 /// descending, above every unpinned chat (`pinOrder` 0) — then `lastMessageDate` descending, then
 /// `id` ascending bytewise (UTF-8), which is SQLite's BINARY collation. The order is total.
 ///

@@ -13,6 +13,8 @@ extension ChatDatabase {
             try db.inTransaction(.immediate) {
                 let result = try applyInTransaction(event)
                 try maintainChangeLog()
+                // Again just before the commit: a file deleted during the transaction rolls it back.
+                try checkFileIdentity()
                 return result
             }
         }
@@ -47,6 +49,9 @@ extension ChatDatabase {
             }
             try maintainChangeLog()
             try beforeCommit?()
+            // Again just before the commit: a file deleted during the transaction rolls it back
+            // (only a deletion during the commit itself still goes unnoticed until the next write).
+            try checkFileIdentity()
             return results
         } }
     }

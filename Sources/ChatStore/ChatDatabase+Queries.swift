@@ -90,8 +90,30 @@ extension ChatDatabase {
     /// row costs seconds at 1,000,000 chats: when the user has at least an eighth of the chats,
     /// one scan of the chat table in storage order fills each row's shared fields instead.
     ///
+    /// The scan reads every page once, through a page cache of `bulkLoadCacheKiB`: it would
+    /// otherwise fill the connection's whole cache (64 MiB by default, about 68 bytes a chat at
+    /// 1,000,000 chats, kept for good) with pages the writes may never need. The configured
+    /// size is back when this returns.
+    ///
     /// - Complexity: O(c log n) for the user's c chats, or O(n) with the scan.
     public func allChats(of user: String = User.defaultID) throws -> (chats: [Chat], latestSequence: Int64) {
+        let configured = try db.cachedStatement("PRAGMA cache_size").fetchValue(Int64.self) ?? -2000
+        try db.execute("PRAGMA cache_size = -\(Self.bulkLoadCacheKiB)")
+        let loaded: (chats: [Chat], latestSequence: Int64)
+        do {
+            loaded = try scanAllChats(of: user)
+        } catch {
+            try? db.execute("PRAGMA cache_size = \(configured)")  // the scan's error is the one to report
+            throw error
+        }
+        try db.execute("PRAGMA cache_size = \(configured)")
+        return loaded
+    }
+
+    /// The page cache of `allChats(of:)`' scan.
+    static let bulkLoadCacheKiB = 2048
+
+    private func scanAllChats(of user: String) throws -> (chats: [Chat], latestSequence: Int64) {
         try db.inTransaction(.deferred) {
             var chats: [Chat] = []
             chats.reserveCapacity(try counters(of: .main, user: user).total + counters(of: .archive, user: user).total)

@@ -116,7 +116,7 @@ extension ChatDatabase {
             WHERE list = 'main';
             """),
         // Change-log readers (daemons) and how far the log was pruned, so that the log stays
-        // bounded and a reader that fell behind the pruning knows it (SPEC §4).
+        // bounded and a reader that fell behind the pruning knows it (docs/PROTOCOL.md, The live feed).
         Migration(version: 5, sql: """
             CREATE TABLE change_log_reader (
                 id TEXT NOT NULL PRIMARY KEY,

@@ -45,8 +45,11 @@ extension ChatDatabase {
             due = true
         }
         // When it cannot complete (no room even for that, readers), the write goes ahead and
-        // fails as storage full if it must.
-        if due { _ = try? checkpoint(truncate: true) }
+        // fails as storage full if it must. It does not wait for readers: the next write retries.
+        guard due else { return }
+        db.setBusyTimeout(milliseconds: 0)
+        _ = try? checkpoint(truncate: true)
+        db.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
     }
 
     /// The bytes an unprivileged writer may still use on the file system holding `path`.

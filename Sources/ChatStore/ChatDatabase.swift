@@ -2,7 +2,7 @@ import ChatModel
 import Foundation
 import SQLite
 
-/// The persistent store of chats and messages (SPEC §2) over one SQLite connection.
+/// The persistent store of chats and messages (docs/PROTOCOL.md, Values) over one SQLite connection.
 ///
 /// Every event runs in a `BEGIN IMMEDIATE` transaction and appends one change-log row per chat
 /// row it changes, so that other processes can follow the changes. Several processes may share

@@ -14,13 +14,18 @@ public struct StoreOptions: Sendable, Hashable {
     public var durability: Durability
     /// The page cache of the connection in KiB; nil keeps SQLite's default (2 MiB).
     public var cacheSizeKiB: Int?
+    /// The durability of a store that names none, the daemon's and the configuration's: every
+    /// commit on the disk before it returns (the protocol answers a write only once durable).
+    public static let defaultDurability = Durability.full
+    /// The page cache of a store that names none (64 MiB), the daemon's and the configuration's.
+    public static let defaultCacheSizeKiB = 64 << 10
     /// Opens the file read-only: no migration, every write fails.
     public var readOnly: Bool
     /// The WAL size in pages at which a commit checkpoints on the committing thread
     /// (`PRAGMA wal_autocheckpoint`); nil keeps SQLite's 1,000. A writer that checkpoints in a
     /// `BackgroundCheckpointer` sets it high, as a backstop.
     public var autoCheckpointPages: Int?
-    /// The most pinned chats a list holds (SPEC §2).
+    /// The most pinned chats a list holds (docs/PROTOCOL.md, Values).
     public var maxPinnedChats: Int
     /// How many of the latest change-log entries are always kept. Older ones are pruned (by the
     /// writes of this store) once no live reader still needs them.
@@ -33,8 +38,8 @@ public struct StoreOptions: Sendable, Hashable {
     public var maxDatabaseBytes: Int64?
 
     public init(
-        busyTimeoutMilliseconds: Int = 5000, durability: Durability = .normal,
-        cacheSizeKiB: Int? = nil, readOnly: Bool = false, autoCheckpointPages: Int? = nil,
+        busyTimeoutMilliseconds: Int = 5000, durability: Durability = defaultDurability,
+        cacheSizeKiB: Int? = defaultCacheSizeKiB, readOnly: Bool = false, autoCheckpointPages: Int? = nil,
         maxPinnedChats: Int = 5,
         changeLogRetention: Int = 100_000, readerTimeoutMilliseconds: Int = 30_000,
         maxDatabaseBytes: Int64? = nil

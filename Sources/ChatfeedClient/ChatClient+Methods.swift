@@ -2,7 +2,7 @@ import ChatModel
 import JSONCodec
 import WireProtocol
 
-/// Typed calls, one per method of SPEC §5. Each throws `ChatfeedError` when the engine answers an
+/// Typed calls, one per method of docs/PROTOCOL.md. Each throws `ChatfeedError` when the engine answers an
 /// error (its code, message and field), `ChatfeedClientError` when the connection fails.
 extension ChatClient {
     // MARK: Writes (answered once committed)
@@ -10,68 +10,66 @@ extension ChatClient {
     /// `chat.create`; `createdAt` defaults to the engine's clock.
     @discardableResult
     public func createChat(_ id: String, title: String, createdAt: Int64? = nil) async throws -> Chat {
-        var params: JSONObject = ["chat": .string(id), "title": .string(title)]
-        if let createdAt { params.append("createdAt", .integer(createdAt)) }
-        return try await chatCall(.chatCreate, params)
+        try await chatCall(.createChat(id: id, title: title, createdAt: createdAt))
     }
 
     /// `chat.rename`.
     @discardableResult
     public func renameChat(_ id: String, title: String) async throws -> Chat {
-        try await chatCall(.chatRename, ["chat": .string(id), "title": .string(title)])
+        try await chatCall(.renameChat(id: id, title: title))
     }
 
     /// `chat.remove`: the chat and its messages.
     public func removeChat(_ id: String) async throws {
-        _ = try await call(.chatRemove, ["chat": .string(id)])
+        _ = try await call(.chat(.chatRemove, id: id))
     }
 
     /// `chat.markRead`: unread becomes 0.
     @discardableResult
     public func markChatRead(_ id: String) async throws -> Chat {
-        try await chatCall(.chatMarkRead, ["chat": .string(id)])
+        try await chatCall(.chat(.chatMarkRead, id: id))
     }
 
     /// `chat.pin`: on top of its list's pinned chats. Throws `.conflict` when the list already has
     /// `maxPinnedChats` pins.
     @discardableResult
     public func pinChat(_ id: String) async throws -> Chat {
-        try await chatCall(.chatPin, ["chat": .string(id)])
+        try await chatCall(.chat(.chatPin, id: id))
     }
 
     /// `chat.unpin`: back to its place by date.
     @discardableResult
     public func unpinChat(_ id: String) async throws -> Chat {
-        try await chatCall(.chatUnpin, ["chat": .string(id)])
+        try await chatCall(.chat(.chatUnpin, id: id))
     }
 
     /// `chat.setPinned`: pins exactly `chats` of `list`, top first, and unpins the list's others.
     public func setPinnedChats(_ chats: [String], in list: ChatList = .main) async throws {
-        _ = try await call(.chatSetPinned, ["list": .string(list.rawValue), "chats": .array(chats.map(JSONValue.string))])
+        _ = try await call(.setPinned(list: list, chats: chats))
     }
 
     /// `chat.archive`: to the archive list, unpinned.
     @discardableResult
     public func archiveChat(_ id: String) async throws -> Chat {
-        try await chatCall(.chatArchive, ["chat": .string(id)])
+        try await chatCall(.chat(.chatArchive, id: id))
     }
 
     /// `chat.unarchive`: back to the main list, unpinned.
     @discardableResult
     public func unarchiveChat(_ id: String) async throws -> Chat {
-        try await chatCall(.chatUnarchive, ["chat": .string(id)])
+        try await chatCall(.chat(.chatUnarchive, id: id))
     }
 
     /// `chat.mute`: its unread messages no longer count in the list's `unmuted…` counters.
     @discardableResult
     public func muteChat(_ id: String) async throws -> Chat {
-        try await chatCall(.chatMute, ["chat": .string(id)])
+        try await chatCall(.chat(.chatMute, id: id))
     }
 
     /// `chat.unmute`.
     @discardableResult
     public func unmuteChat(_ id: String) async throws -> Chat {
-        try await chatCall(.chatUnmute, ["chat": .string(id)])
+        try await chatCall(.chat(.chatUnmute, id: id))
     }
 
     /// `message.post`. Posting the same message again is a no-op (`duplicate`).
@@ -79,26 +77,18 @@ extension ChatClient {
     public func postMessage(
         chat: String, id: String, sender: String, text: String, sentAt: Int64
     ) async throws -> PostResult {
-        let result = try await call(.messagePost, [
-            "chat": .string(chat), "id": .string(id), "sender": .string(sender), "text": .string(text),
-            "sentAt": .integer(sentAt),
-        ])
-        guard let duplicate = result["duplicate"]?.boolValue else {
-            throw ChatfeedClientError.malformedResponse(method: "message.post", reason: "'duplicate' is missing")
-        }
-        return PostResult(duplicate: duplicate)
+        let result = try await call(.postMessage(Message(id: id, chat: chat, sender: sender, text: text, sentAt: sentAt)))
+        return PostResult(duplicate: try decoded(.messagePost) { () throws(WireDecodingError) in try WireResults.decodePost(result) })
     }
 
     /// `message.edit`; `editedAt` defaults to the engine's clock.
     public func editMessage(_ id: String, text: String, editedAt: Int64? = nil) async throws {
-        var params: JSONObject = ["id": .string(id), "text": .string(text)]
-        if let editedAt { params.append("editedAt", .integer(editedAt)) }
-        _ = try await call(.messageEdit, params)
+        _ = try await call(.editMessage(id: id, text: text, editedAt: editedAt))
     }
 
     /// `message.delete`.
     public func deleteMessage(_ id: String) async throws {
-        _ = try await call(.messageDelete, ["id": .string(id)])
+        _ = try await call(.deleteMessage(id: id))
     }
 
     // MARK: Reads
@@ -108,56 +98,53 @@ extension ChatClient {
     public func listChats(
         list: ChatList = .main, unreadOnly: Bool = false, offset: Int = 0, limit: Int = 100
     ) async throws -> ChatPage {
-        var params: JSONObject = ["offset": .integer(offset), "limit": .integer(limit)]
-        if list != .main { params.append("list", .string(list.rawValue)) }
-        if unreadOnly { params.append("unreadOnly", .bool(true)) }
-        let reader = ResultReader(method: "chats.list", value: try await call(.chatsList, params))
-        return ChatPage(total: try reader.int("total"), unread: try reader.unread(), items: try reader.chats("items"))
+        let request = WireRequest.listChats(
+            ChatsListParams(view: ChatListView(list: list, unreadOnly: unreadOnly), offset: offset, limit: limit))
+        let result = try await call(request)
+        let page = try decoded(.chatsList) { () throws(WireDecodingError) in try WireResults.decodeChatsList(result) }
+        return ChatPage(total: page.total, unread: page.unread, items: page.items)
     }
 
     /// `chats.locate`: the current index of each id in `list` (the full list, unfiltered).
     public func locateChats(_ ids: [String], in list: ChatList = .main) async throws -> ChatLocations {
-        var params: JSONObject = ["ids": .array(ids.map(JSONValue.string))]
-        if list != .main { params.append("list", .string(list.rawValue)) }
-        let reader = ResultReader(method: "chats.locate", value: try await call(.chatsLocate, params))
-        guard let object = reader.value["indices"]?.objectValue else { throw reader.fail("'indices' is missing") }
-        var indices: [String: Int] = [:]
-        for (id, index) in object { if let index = index.int64Value { indices[id] = Int(index) } }
-        return ChatLocations(total: try reader.int("total"), indices: indices)
+        let result = try await call(.locateChats(ChatsLocateParams(ids: ids, list: list)))
+        let located = try decoded(.chatsLocate) { () throws(WireDecodingError) in try WireResults.decodeChatsLocate(result) }
+        return ChatLocations(total: located.total, indices: located.indices)
     }
 
     /// `messages.list`: newest first, those sent before `before` when given; `cursor` (a page's
     /// `nextCursor`) continues exactly after that page.
     public func listMessages(
         chat: String, before: Int64? = nil, cursor: String? = nil, limit: Int = 50
-    ) async throws -> MessagePage {
-        var params: JSONObject = ["chat": .string(chat), "limit": .integer(limit)]
-        if let before { params.append("before", .integer(before)) }
-        if let cursor { params.append("cursor", .string(cursor)) }
-        let reader = ResultReader(method: "messages.list", value: try await call(.messagesList, params))
-        return MessagePage(items: try reader.messages("items"), nextCursor: reader.value["nextCursor"]?.stringValue)
+    ) async throws -> MessageListPage {
+        let result = try await call(.listMessages(chat: chat, before: before, cursor: cursor, limit: limit))
+        let page = try decoded(.messagesList) { () throws(WireDecodingError) in try WireResults.decodeMessagesList(result) }
+        return MessageListPage(items: page.items, nextCursor: page.nextCursor)
     }
 
     /// `server.stats`: the store's counts and the engine's subscriptions.
     public func stats() async throws -> ServerStats {
-        let reader = ResultReader(method: "server.stats", value: try await call(.serverStats, [:]))
-        var subscriptions: [SubscriptionStats] = []
-        for (position, item) in try reader.array("subscriptions").enumerated() {
-            subscriptions.append(try SubscriptionStats(ResultReader(method: "server.stats", value: item), position: position))
-        }
-        return ServerStats(
-            chats: try reader.int("chats"), messages: try reader.int("messages"),
-            latestChangeSequence: Int64(try reader.int("latestChangeSequence")),
-            uptimeMilliseconds: Int64(try reader.int("uptimeMs")), subscriptions: subscriptions, json: reader.value)
+        let value = try await call(.stats)
+        return try decoded(.serverStats) { () throws(WireDecodingError) in try ServerStats(jsonValue: value) }
+    }
+
+    /// `server.version`: the server's release and the version of its protocol.
+    public func serverVersion() async throws -> ServerVersion {
+        let value = try await call(.version)
+        return try decoded(.serverVersion) { () throws(WireDecodingError) in try ServerVersion(jsonValue: value) }
     }
 
     // MARK: Plumbing
 
-    func call(_ method: WireMethod, _ params: JSONObject) async throws -> JSONValue {
-        try await call(method.rawValue, params)
+    private func chatCall(_ request: WireRequest) async throws -> Chat {
+        let result = try await call(request)
+        return try decoded(request.method) { () throws(WireDecodingError) in try WireResults.decodeChat(result) }
     }
 
-    private func chatCall(_ method: WireMethod, _ params: JSONObject) async throws -> Chat {
-        try ResultReader(method: method.rawValue, value: try await call(method, params)).chat()
+    /// A result decoded by the wire layer; an unreadable one is `malformedResponse`.
+    private func decoded<T>(_ method: WireMethod, _ decode: () throws(WireDecodingError) -> T) throws(ChatfeedClientError) -> T {
+        do { return try decode() } catch {
+            throw .malformedResponse(method: method.rawValue, reason: "\(error)")
+        }
     }
 }

@@ -6,7 +6,7 @@ import Logging
 import WireProtocol
 
 /// A Swift client of the chatfeed engine: typed calls for every method of the protocol, and the
-/// feed as an `AsyncSequence` of updates validated against a mirror (SPEC §9).
+/// feed as an `AsyncSequence` of updates validated against a mirror (README, The Swift client).
 ///
 /// One connection at a time, over a `ChatfeedTransport`. When the connection ends on its own (the
 /// child process died, the engine was closed under it), the client opens a new one and subscribes
@@ -62,7 +62,7 @@ public actor ChatClient {
     }
 
     private struct SubscriptionRecord {
-        var options: FeedOptions
+        var options: SubscriptionOptions
         var continuation: AsyncThrowingStream<FeedDelivery, any Error>.Continuation
         var mirror: FeedMirror?
         /// True once a subscribe answer was installed: only such a subscription is subscribed
@@ -107,17 +107,21 @@ public actor ChatClient {
 
     /// Ends every subscription's sequence and closes the connection gracefully (the engine
     /// answers what it has read). Calls after it throw `ChatfeedClientError.connectionClosed`.
+    /// A reconnect under way ends too: a connection it opens after this is closed before
+    /// `close()` returns.
     public func close() async {
         guard !closed else { return }
         closed = true
         for (_, record) in subscriptions { record.continuation.finish() }
         subscriptions.removeAll()
         handleBySubscription.removeAll()
-        reconnecting?.cancel()
+        let reconnect = reconnecting
+        reconnect?.cancel()
         let waiters = reconnectWaiters.values
         reconnectWaiters.removeAll()
         for waiter in waiters { waiter.resume() }  // they find the client closed
         if let connection { await connection.close() }
+        await reconnect?.value
     }
 
     // MARK: Requests
@@ -126,9 +130,9 @@ public actor ChatClient {
     /// `ChatfeedClientError.timedOut` after `requestTimeout`, `CancellationError` when the task is
     /// cancelled.
     func call(
-        _ method: String, _ params: JSONObject, subscribing: Int? = nil, sentKnown: Bool = false,
-        waitingForReconnect: Bool = true
+        _ request: WireRequest, subscribing: Int? = nil, sentKnown: Bool = false, waitingForReconnect: Bool = true
     ) async throws -> JSONValue {
+        let method = request.method.rawValue
         if waitingForReconnect { try await waitForReconnect() }
         try Task.checkCancellation()
         if closed { throw ChatfeedClientError.connectionClosed }
@@ -136,7 +140,7 @@ public actor ChatClient {
         guard let connection else { throw ChatfeedClientError.connectionLost("no connection") }
         let id = nextRequestID
         nextRequestID += 1
-        let line = Self.line(id: id, method: method, params: params)
+        let line = Self.line(id: id, request)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 var request = PendingRequest(
@@ -190,19 +194,14 @@ public actor ChatClient {
     }
 
     /// Sends a notification (no answer is awaited; the engine logs its errors).
-    private func notify(_ method: String, _ params: JSONObject) {
+    private func notify(_ request: WireRequest) {
         guard let connection, !closed else { return }
-        try? connection.send(Self.line(id: nil, method: method, params: params))
+        try? connection.send(Self.line(id: nil, request))
     }
 
-    private static func line(id: Int64?, method: String, params: JSONObject) -> [UInt8] {
-        var request: JSONObject = ["jsonrpc": "2.0"]
-        if let id { request.append("id", .integer(id)) }
-        request.append("method", .string(method))
-        request.append("params", .object(params))
-        var line = JSONValue.object(request).serialized()
-        line.append(0x0A)
-        return line
+    /// A request's line: the JSON-RPC envelope (`RPCMessage`) around the wire layer's params.
+    private static func line(id: Int64?, _ request: WireRequest) -> [UInt8] {
+        RPCMessage.requestLine(id: id.map(JSONValue.integer), method: request.method.rawValue, params: request.params)
     }
 
     // MARK: Lines from the engine
@@ -232,7 +231,7 @@ public actor ChatClient {
         case .result(let id, let result):
             guard let id = id.int64Value else { return }
             guard let request = pending.removeValue(forKey: id) else {
-                if abandonedSubscribes.remove(id) != nil, let subscription = result["subscription"]?.stringValue {
+                if abandonedSubscribes.remove(id) != nil, let subscription = FeedSubscribeResult.subscriptionID(in: result) {
                     unsubscribeEngine(subscription)
                 }
                 return
@@ -244,7 +243,7 @@ public actor ChatClient {
                     try installSubscription(handle, result: result, sentKnown: request.sentKnown)
                 } catch {
                     // The engine made a subscription nobody will read: end it.
-                    if let refused = result["subscription"]?.stringValue { unsubscribeEngine(refused) }
+                    if let refused = FeedSubscribeResult.subscriptionID(in: result) { unsubscribeEngine(refused) }
                     request.continuation.resume(throwing: error)
                     return
                 }
@@ -268,7 +267,7 @@ public actor ChatClient {
             guard let decoded = try WireFeedNotification(method: method, params: params) else { return }
             notification = decoded
         } catch {
-            let subscription = params["subscription"]?.stringValue ?? "?"
+            let subscription = WireFeedNotification.subscriptionID(in: params) ?? "?"
             if let handle = handleBySubscription[subscription] {
                 fail(handle, FeedError.malformedNotification(subscription: subscription, reason: "\(error)"))
             }
@@ -295,7 +294,7 @@ public actor ChatClient {
     /// Tells the engine to stop serving `subscription` (a notification: nothing waits for it).
     private func unsubscribeEngine(_ subscription: String) {
         handleBySubscription[subscription] = nil
-        notify(WireMethod.feedUnsubscribe.rawValue, ["subscription": .string(subscription)])
+        notify(.unsubscribe(FeedUnsubscribeParams(subscription: subscription)))
     }
 
     // MARK: Restart
@@ -337,7 +336,13 @@ public actor ChatClient {
                 try? await Task.sleep(for: .milliseconds(delay + 100 * (failedConnections - 1)))
                 if closed || Task.isCancelled { return }
                 do {
-                    adopt(try await transport.connect())
+                    let connection = try await transport.connect()
+                    // Closed (or cancelled by close()) while connecting: nobody will use it.
+                    if closed || Task.isCancelled {
+                        await connection.close()
+                        return
+                    }
+                    adopt(connection)
                     lastError = ""
                     break
                 } catch {
@@ -385,7 +390,7 @@ public actor ChatClient {
     /// `acknowledgement`: `.onNext` (the default) acknowledges an update when the app asks for
     /// the next one; `.manual` leaves it to `FeedSubscription.acknowledge(_:)`.
     public func subscribe(
-        _ options: FeedOptions = FeedOptions(), resumingFrom rows: [Chat]? = nil,
+        _ options: SubscriptionOptions = SubscriptionOptions(), resumingFrom rows: [Chat]? = nil,
         acknowledgement: AcknowledgementMode = .onNext
     ) async throws -> FeedSubscription {
         let handle = nextHandle
@@ -418,18 +423,15 @@ public actor ChatClient {
     /// subscription is ended) and replaced by a plain subscribe: the app reloads the list.
     private func sendSubscribe(_ handle: Int, waitingForReconnect: Bool = true) async throws {
         guard let record = subscriptions[handle] else { return }
-        var params: JSONObject = [:]
-        if record.options.list != .main { params.append("list", .string(record.options.list.rawValue)) }
-        if record.options.unreadOnly { params.append("unreadOnly", .bool(true)) }
-        if let limit = record.options.limit { params.append("limit", .integer(limit)) }
-        params.append("maxInFlight", .integer(record.options.maxInFlight))
+        var subscribe = FeedSubscribeParams(
+            view: ChatListView(list: record.options.list, unreadOnly: record.options.unreadOnly),
+            limit: record.options.limit, maxInFlight: record.options.maxInFlight)
         if engineTakesKnown, let mirror = record.mirror, mirror.chats.count <= Self.maxKnownRows {
-            var known = params
-            known.append("known", .array(mirror.chats.map { .object(["id": .string($0.id), "revision": .integer($0.revision)]) }))
+            var resume = subscribe
+            resume.known = mirror.chats.map { KnownRow(id: $0.id, revision: $0.revision) }
             do {
                 _ = try await call(
-                    WireMethod.feedSubscribe.rawValue, known, subscribing: handle, sentKnown: true,
-                    waitingForReconnect: waitingForReconnect)
+                    .subscribe(resume), subscribing: handle, sentKnown: true, waitingForReconnect: waitingForReconnect)
                 return
             } catch let error as ChatfeedError where error.code == .invalidParams && error.field == "known" {
                 engineTakesKnown = false
@@ -439,8 +441,7 @@ public actor ChatClient {
                 ])
             }
         }
-        _ = try await call(
-            WireMethod.feedSubscribe.rawValue, params, subscribing: handle, waitingForReconnect: waitingForReconnect)
+        _ = try await call(.subscribe(subscribe), subscribing: handle, waitingForReconnect: waitingForReconnect)
     }
 
     /// The most rows a subscribe sends as `known` (the engine's limit).
@@ -452,7 +453,7 @@ public actor ChatClient {
     private func installSubscription(_ handle: Int, result: JSONValue, sentKnown: Bool) throws {
         guard var record = subscriptions[handle] else {
             // Cancelled while the subscribe was in flight.
-            if let subscription = result["subscription"]?.stringValue { unsubscribeEngine(subscription) }
+            if let subscription = FeedSubscribeResult.subscriptionID(in: result) { unsubscribeEngine(subscription) }
             return
         }
         let answer: FeedSubscribeResult
@@ -489,7 +490,7 @@ public actor ChatClient {
         guard let record = subscriptions[handle], record.epoch == update.epoch, update.seq > record.lastAcknowledged,
               let subscription = record.engineSubscription else { return }
         subscriptions[handle]?.lastAcknowledged = update.seq
-        notify(WireMethod.feedAck.rawValue, ["subscription": .string(subscription), "seq": .integer(update.seq)])
+        notify(.ack(FeedAckParams(subscription: subscription, seq: update.seq)))
     }
 
     /// Ends a subscription: its sequence finishes, the engine stops sending to it.
@@ -498,6 +499,6 @@ public actor ChatClient {
         record.continuation.finish()
         guard let subscription = record.engineSubscription else { return }
         handleBySubscription[subscription] = nil
-        _ = try? await call(WireMethod.feedUnsubscribe.rawValue, ["subscription": .string(subscription)])
+        _ = try? await call(.unsubscribe(FeedUnsubscribeParams(subscription: subscription)))
     }
 }

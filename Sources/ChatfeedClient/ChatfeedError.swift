@@ -3,32 +3,11 @@ import ListDiff
 import WireProtocol
 
 /// An error the engine answered to a request: its JSON-RPC code and message, and for invalid
-/// params the field the message names (SPEC §5).
+/// params the field the message names (docs/PROTOCOL.md).
 public struct ChatfeedError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// A JSON-RPC error code.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-        public var rawValue: Int
-        public init(rawValue: Int) { self.rawValue = rawValue }
-
-        /// −32700: the line was not JSON (never expected from this client).
-        public static let parseError = Code(rawValue: RPCError.parseError)
-        /// −32600: not a JSON-RPC request.
-        public static let invalidRequest = Code(rawValue: RPCError.invalidRequest)
-        /// −32601: the engine does not know the method (an older `chatfeedd`).
-        public static let methodNotFound = Code(rawValue: RPCError.methodNotFound)
-        /// −32602: a parameter is missing or invalid; `field` names it.
-        public static let invalidParams = Code(rawValue: RPCError.invalidParams)
-        /// −32603: the engine failed (a disk error, say).
-        public static let internalError = Code(rawValue: RPCError.internalError)
-        /// −32001: no chat or message with that id.
-        public static let notFound = Code(rawValue: RPCError.notFound)
-        /// −32002: the write conflicts with the store (an existing id with other content…).
-        public static let conflict = Code(rawValue: RPCError.conflict)
-        /// −32003: the request line is longer than the engine's limit.
-        public static let lineTooLong = Code(rawValue: RPCError.lineTooLong)
-
-        public var description: String { "\(rawValue)" }
-    }
+    /// A JSON-RPC error code, with a name for each code of docs/PROTOCOL.md (`.notFound`,
+    /// `.storageFull`, `.readOnly`, `.forbidden`…): the wire layer's one list of codes.
+    public typealias Code = RPCErrorCode
 
     public var code: Code
     public var message: String
@@ -49,7 +28,7 @@ public struct ChatfeedError: Error, Hashable, Sendable, CustomStringConvertible 
 
     init(_ error: RPCError, method: String) {
         self.init(
-            code: Code(rawValue: error.code), message: error.message, field: error.data?["field"]?.stringValue,
+            code: error.code, message: error.message, field: error.data?["field"]?.stringValue,
             data: error.data, method: method)
     }
 

@@ -9,14 +9,16 @@ public protocol ChatfeedTransport: Sendable {
     func connect() async throws -> any ChatfeedConnection
 }
 
-/// One open connection to an engine: JSON-RPC lines in both directions (SPEC §5).
+/// One open connection to an engine: JSON-RPC lines in both directions (docs/PROTOCOL.md).
 public protocol ChatfeedConnection: Sendable {
     /// The engine's output, one line per element without its `\n`, in order. It finishes when the
     /// connection ends, whoever ended it.
     var lines: AsyncStream<[UInt8]> { get }
 
-    /// Sends one line (the bytes of one JSON-RPC message, `\n` included). Throws when the
-    /// connection is gone.
+    /// Sends one line (the bytes of one JSON-RPC message, `\n` included), after the lines sent
+    /// before. Throws when the connection is gone. Called on the client's actor: it must not wait
+    /// for the engine to read (the engine may wait for the client to read its lines first), only
+    /// queue the line — or write it to a pipe that the engine's reader empties on its own.
     func send(_ line: [UInt8]) throws
 
     /// Ends the connection gracefully: the engine commits what it has read and answers it, then

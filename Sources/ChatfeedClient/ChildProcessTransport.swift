@@ -1,4 +1,6 @@
 import Foundation
+import JSONCodec
+import WireProtocol
 import Synchronization
 
 /// `chatfeedd` as a child process (macOS, Linux): requests to its stdin, lines from its stdout.
@@ -15,19 +17,30 @@ public struct ChildProcessTransport: ChatfeedTransport {
     public var executable: URL
     /// Its arguments, e.g. `["--database", path, "--log-level", "warning"]`.
     public var arguments: [String]
+    /// How long a child may take to answer its first request (to open its database and load the
+    /// chat list) before `connect()` terminates it and throws `cannotStart`; nil: no limit.
+    public var startTimeout: Duration?
 
-    public init(executable: URL, arguments: [String]) {
+    /// The default `startTimeout`: a start-up that loads a large chat list and checks a large
+    /// database fits in it.
+    public static let defaultStartTimeout: Duration = .seconds(60)
+
+    public init(executable: URL, arguments: [String], startTimeout: Duration? = defaultStartTimeout) {
         self.executable = executable
         self.arguments = arguments
+        self.startTimeout = startTimeout
     }
 
     /// `chatfeedd --database PATH [--config FILE]`, found by `ChildProcessTransport.locate()`
     /// when `executable` is nil.
-    public init(executable: URL? = nil, database: String, config: String? = nil, logLevel: String = "warning") throws {
+    public init(
+        executable: URL? = nil, database: String, config: String? = nil, logLevel: String = "warning",
+        startTimeout: Duration? = defaultStartTimeout
+    ) throws {
         guard let executable = executable ?? Self.locate() else { throw ChatfeedClientError.executableNotFound }
         var arguments = ["--database", database, "--log-level", logLevel]
         if let config { arguments += ["--config", config] }
-        self.init(executable: executable, arguments: arguments)
+        self.init(executable: executable, arguments: arguments, startTimeout: startTimeout)
     }
 
     /// `chatfeedd` beside the running executable, else on the `PATH`; nil when neither has it.
@@ -42,9 +55,12 @@ public struct ChildProcessTransport: ChatfeedTransport {
         return nil
     }
 
+    /// Starts a child and returns once it answers. Throws `cannotStart` when it ends first or
+    /// does not answer within `startTimeout`, and `CancellationError` when the task is cancelled;
+    /// either way the child is terminated.
     public func connect() async throws -> any ChatfeedConnection {
         let connection = try ChildProcessConnection(executable: executable, arguments: arguments)
-        try await connection.waitUntilReady()
+        try await connection.waitUntilReady(timeout: startTimeout)
         return connection
     }
 }
@@ -69,14 +85,16 @@ public final class ChildProcessConnection: ChatfeedConnection, @unchecked Sendab
     private enum Readiness {
         case waiting(CheckedContinuation<Void, any Error>?)
         case ready
-        case failed(String)
+        case failed(any Error)
     }
     private let readiness = Mutex(Readiness.waiting(nil))
 
     /// A request every `chatfeedd` answers at once and cheaply once its database is open; its
     /// answer is the child's first line, which the connection keeps to itself.
-    private static let readinessProbe = Array(
-        #"{"jsonrpc":"2.0","id":"chatfeed.client.ready","method":"chats.locate","params":{"ids":["chatfeed.client.ready"]}}"#.utf8) + [0x0A]
+    private static let readinessProbe: [UInt8] = {
+        let probe = WireRequest.locateChats(ChatsLocateParams(ids: ["chatfeed.client.ready"]))
+        return RPCMessage.requestLine(id: .string("chatfeed.client.ready"), method: probe.method.rawValue, params: probe.params)
+    }()
 
     private static let ignoreSIGPIPE: Void = { signal(SIGPIPE, SIG_IGN) }()
 
@@ -151,37 +169,76 @@ public final class ChildProcessConnection: ChatfeedConnection, @unchecked Sendab
     }
 
     /// Returns once the child answered the readiness probe; throws `cannotStart` with the
-    /// daemon's reason when it ended first.
-    func waitUntilReady() async throws {
-        try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
-            let settled: String?? = readiness.withLock { readiness in
-                switch readiness {
-                case .waiting:
-                    readiness = .waiting(waiter)
-                    return .none
-                case .ready: return .some(nil)
-                case .failed(let reason): return .some(reason)
+    /// daemon's reason when it ended first, or when it did not answer within `timeout` (nil: no
+    /// limit), and `CancellationError` when the task is cancelled. A child that did not answer is
+    /// terminated.
+    func waitUntilReady(timeout: Duration?) async throws {
+        let timer = timeout.map { timeout in
+            DispatchWorkItem { [weak self] in
+                self?.settle(ChatfeedClientError.cannotStart(
+                    "chatfeedd did not answer within \(timeout) of starting (it was terminated)"))
+            }
+        }
+        if let timer, let timeout {
+            let (seconds, attoseconds) = timeout.components
+            DispatchQueue.global().asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18, execute: timer)
+        }
+        defer { timer?.cancel() }
+        do {
+            try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
+                    let settled: Result<Void, any Error>? = readiness.withLock { readiness in
+                        switch readiness {
+                        case .waiting:
+                            readiness = .waiting(waiter)
+                            return nil
+                        case .ready: return .success(())
+                        case .failed(let error): return .failure(error)
+                        }
+                    }
+                    if let settled { waiter.resume(with: settled) }
                 }
+            } onCancel: {
+                settle(CancellationError())
             }
-            switch settled {
-            case .none: break
-            case .some(nil): waiter.resume()
-            case .some(.some(let reason)): waiter.resume(throwing: ChatfeedClientError.cannotStart(reason))
-            }
+        } catch {
+            terminate()
+            throw error
         }
     }
 
     /// Settles readiness once: `nil` when the child answered, else why it could not start.
     private func settleReadiness(_ failure: String?) {
+        settle(failure.map { ChatfeedClientError.cannotStart($0) })
+    }
+
+    /// Settles readiness once: `nil` when the child answered, else the error `waitUntilReady` throws.
+    private func settle(_ failure: (any Error)?) {
         let waiter: CheckedContinuation<Void, any Error>? = readiness.withLock { readiness in
             guard case .waiting(let waiter) = readiness else { return nil }
             readiness = failure.map(Readiness.failed) ?? .ready
             return waiter
         }
         if let failure {
-            waiter?.resume(throwing: ChatfeedClientError.cannotStart(failure))
+            waiter?.resume(throwing: failure)
         } else {
             waiter?.resume()
+        }
+    }
+
+    /// Ends a child that did not answer: SIGTERM, then SIGKILL if it is still running a second later.
+    private func terminate() {
+        state.withLock { state in
+            if state.inputOpen {
+                state.inputOpen = false
+                try? input.close()
+            }
+        }
+        guard process.isRunning else { return }
+        process.terminate()
+        let (process, pid) = (self.process, process.processIdentifier)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 1) {
+            if process.isRunning { kill(pid, SIGKILL) }
         }
     }
 

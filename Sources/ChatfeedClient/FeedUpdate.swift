@@ -2,8 +2,8 @@ import ChatModel
 import ListDiff
 
 /// What a subscription sees: one list (`main` or `archive`), all its chats or only those with
-/// unread messages, all of it or its first `limit` rows (SPEC §4).
-public struct FeedOptions: Hashable, Sendable {
+/// unread messages, all of it or its first `limit` rows (docs/PROTOCOL.md, The live feed).
+public struct SubscriptionOptions: Hashable, Sendable {
     public var list: ChatList
     /// Only the chats with unread messages: one that is read leaves, one that gets its first
     /// unread message enters.

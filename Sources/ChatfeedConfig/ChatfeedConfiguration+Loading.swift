@@ -79,104 +79,37 @@ extension ChatfeedConfiguration {
     /// are parsed, enums checked. `source` names the origin in errors (e.g. the flag).
     public mutating func set(_ key: String, text: String, source: String = "command line") throws(ConfigError) {
         let value: JSONValue
-        if key == "database" || key == "durability" || key == "logLevel" {
+        switch Self.key(key)?.kind {
+        case .string?, .choice?:
             value = .string(text)
-        } else if key == "quickCheckAtStart", let flag = Bool(text) {
-            value = .bool(flag)
-        } else if let integer = Int64(text) {
-            value = .integer(integer)
-        } else if let double = Double(text), let number = JSONValue.double(double),
-                  text.allSatisfy({ "0123456789.eE+-".contains($0) }) {
-            value = number
-        } else {
-            value = .string(text)
+        case .boolean?:
+            value = Bool(text).map(JSONValue.bool) ?? .string(text)
+        default:
+            if let integer = Int64(text) {
+                value = .integer(integer)
+            } else if let double = Double(text), let number = JSONValue.double(double),
+                      text.allSatisfy({ "0123456789.eE+-".contains($0) }) {
+                value = number
+            } else {
+                value = .string(text)
+            }
         }
         try set(key, to: value, source: source)
     }
 
     /// Checks every value against its allowed range (after flags set properties directly).
     public func validate(source: String = "command line") throws(ConfigError) {
-        var copy = ChatfeedConfiguration.defaults
-        try copy.set("database", to: .string(database), source: source)
-        for (key, value) in [
-            ("busyTimeoutMilliseconds", busyTimeoutMilliseconds), ("cacheSizeKiB", cacheSizeKiB),
-            ("pollIntervalMilliseconds", pollIntervalMilliseconds), ("maxLineBytes", maxLineBytes),
-            ("defaultMaxInFlight", defaultMaxInFlight), ("groupCommitMaxEvents", groupCommitMaxEvents),
-            ("maxSubscriptions", maxSubscriptions), ("maxPendingChats", maxPendingChats),
-            ("maxPinnedChats", maxPinnedChats),
-            ("groupCommitMaxMilliseconds", groupCommitMaxMilliseconds), ("changeLogRetention", changeLogRetention),
-            ("changeLogReaderTimeoutMilliseconds", changeLogReaderTimeoutMilliseconds),
-            ("maxDatabaseMiB", maxDatabaseMiB), ("checkpointIntervalMilliseconds", checkpointIntervalMilliseconds),
-        ] {
-            try copy.set(key, to: .integer(Int64(value)), source: source)
+        for key in Self.table {
+            _ = try key.checked(key.value(in: self), source: source)
         }
-        _ = try Self.checkedResetThreshold(resetThreshold, source: source)
     }
 
     private mutating func set(_ key: String, to value: JSONValue, source: String) throws(ConfigError) {
-        func wrongType(_ expected: String) -> ConfigError {
-            ConfigError(.wrongType, source: source, key: key, message: "must be \(expected), not \(value.typeDescription)")
-        }
-        func integer() throws(ConfigError) -> Int {
-            let range = Self.integerRanges[key]!
-            guard let number = value.int64Value else { throw wrongType("an integer") }
-            guard number >= range.lowerBound, number <= range.upperBound else {
-                let bounds = range.upperBound >= Int(Int32.max)
-                    ? "at least \(range.lowerBound)" : "between \(range.lowerBound) and \(range.upperBound)"
-                throw ConfigError(.outOfRange, source: source, key: key, message: "must be \(bounds), not \(number)")
-            }
-            return Int(number)
-        }
-        func choice<T: RawRepresentable & CaseIterable>(_: T.Type) throws(ConfigError) -> T where T.RawValue == String {
-            guard case .string(let string) = value else {
-                throw wrongType("one of " + T.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))
-            }
-            guard let result = T(rawValue: string) else {
-                let allowed = T.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-                throw ConfigError(.outOfRange, source: source, key: key, message: "must be one of \(allowed), not \"\(string)\"")
-            }
-            return result
-        }
-        switch key {
-        case "database":
-            guard case .string(let path) = value else { throw wrongType("a file path (string)") }
-            guard !path.isEmpty else {
-                throw ConfigError(.outOfRange, source: source, key: key, message: "must not be empty")
-            }
-            database = path
-        case "busyTimeoutMilliseconds": busyTimeoutMilliseconds = try integer()
-        case "durability": durability = try choice(Durability.self)
-        case "cacheSizeKiB": cacheSizeKiB = try integer()
-        case "pollIntervalMilliseconds": pollIntervalMilliseconds = try integer()
-        case "maxLineBytes": maxLineBytes = try integer()
-        case "defaultMaxInFlight": defaultMaxInFlight = try integer()
-        case "groupCommitMaxEvents": groupCommitMaxEvents = try integer()
-        case "maxSubscriptions": maxSubscriptions = try integer()
-        case "maxPendingChats": maxPendingChats = try integer()
-        case "maxPinnedChats": maxPinnedChats = try integer()
-        case "logLevel": logLevel = try choice(LogLevel.self)
-        case "groupCommitMaxMilliseconds": groupCommitMaxMilliseconds = try integer()
-        case "changeLogRetention": changeLogRetention = try integer()
-        case "changeLogReaderTimeoutMilliseconds": changeLogReaderTimeoutMilliseconds = try integer()
-        case "maxDatabaseMiB": maxDatabaseMiB = try integer()
-        case "checkpointIntervalMilliseconds": checkpointIntervalMilliseconds = try integer()
-        case "quickCheckAtStart":
-            guard case .bool(let flag) = value else { throw wrongType("true or false") }
-            quickCheckAtStart = flag
-        case "resetThreshold":
-            guard let ratio = value.numberValue?.doubleValue else { throw wrongType("a number") }
-            resetThreshold = try Self.checkedResetThreshold(ratio, source: source)
-        default:
+        guard let entry = Self.key(key) else {
             let suggestion = Self.keys.first { $0.lowercased() == key.lowercased() }
                 .map { "; did you mean '\($0)'?" } ?? "; the keys are " + Self.keys.joined(separator: ", ")
             throw ConfigError(.unknownKey, source: source, key: key, message: "unknown key" + suggestion)
         }
-    }
-
-    private static func checkedResetThreshold(_ ratio: Double, source: String) throws(ConfigError) -> Double {
-        guard ratio.isFinite, ratio >= 0 else {
-            throw ConfigError(.outOfRange, source: source, key: "resetThreshold", message: "must be a number at least 0, not \(ratio)")
-        }
-        return ratio
+        try entry.set(value, in: &self, source: source)
     }
 }

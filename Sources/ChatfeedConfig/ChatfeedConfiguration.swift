@@ -1,66 +1,47 @@
-/// Every setting of `chatfeedd` and `chatfeed`, with its default (SPEC §7).
+import ChangeFeed
+import ChatStore
+import ChatfeedEngine
+
+/// Every setting of `chatfeedd` and `chatfeed`, with its default (README, Configuration).
 ///
-/// The JSON keys of a configuration file are the property names. `Config/chatfeed.json` holds
-/// every default; command-line flags override the file by setting the properties.
+/// The JSON keys of a configuration file are the property names. Each key is described once, in
+/// `ChatfeedConfiguration.table` (name, type, default, range, description), which drives reading
+/// and validating a file, writing `Config/chatfeed.json` and the README's configuration table.
+/// The defaults are the option types' own (`EngineOptions`, `StoreOptions`, `FeedOptions`), so an
+/// embedder who builds options in code gets the values the daemon gets.
 public struct ChatfeedConfiguration: Hashable, Sendable {
-    /// SQLite's `synchronous` setting. `full` (the default): a commit is on the disk before it is
-    /// answered, as SPEC §5 asks. `normal`: in WAL mode a power loss may lose the latest commits
-    /// (never corrupt the file), for fewer `fsync`s.
-    public enum Durability: String, CaseIterable, Hashable, Sendable {
-        case normal
-        case full
-    }
+    /// SQLite's `synchronous` setting (the store's own type).
+    public typealias Durability = StoreOptions.Durability
 
     /// The levels of swift-log, by name.
     public enum LogLevel: String, CaseIterable, Hashable, Sendable {
         case trace, debug, info, notice, warning, error, critical
     }
 
-    /// The SQLite database file; created when missing.
-    public var database = "chatfeed.sqlite"
-    /// How long a write waits for another process's lock before failing.
-    public var busyTimeoutMilliseconds = 5000
-    public var durability = Durability.full
-    /// SQLite's page cache, in KiB.
-    public var cacheSizeKiB = 65536
-    /// How often the daemon looks for other processes' writes where inotify is unavailable (with
-    /// inotify it wakes on their commits and polls only once a second as a safety net).
-    public var pollIntervalMilliseconds = 20
-    /// The longest request line accepted (−32003 beyond it).
-    public var maxLineBytes = 1_048_576
-    /// `maxInFlight` of a subscription that does not choose one.
-    public var defaultMaxInFlight = 1
-    /// The daemon sends `feed.reset` instead of a batch and its deferred batch when they would be
-    /// larger on the wire than `resetThreshold ×` the reset (sizes estimated from counts).
-    public var resetThreshold = 1.5
-    /// The most events committed in one transaction (group commit).
-    public var groupCommitMaxEvents = 1000
-    /// The most feed subscriptions a daemon serves at once (−32005 beyond).
-    public var maxSubscriptions = 256
-    /// The most changed chats a waiting window subscription tracks (at least 2 × its window);
-    /// beyond that its next notification is a `feed.reset` of its window.
-    public var maxPendingChats = 1000
+    private static let engine = EngineOptions(databasePath: defaultDatabase)
+    /// The database file of a configuration that names none.
+    public static let defaultDatabase = "chatfeed.sqlite"
+
+    public var database = defaultDatabase
+    public var busyTimeoutMilliseconds = engine.store.busyTimeoutMilliseconds
+    public var durability = engine.store.durability
+    public var cacheSizeKiB = engine.store.cacheSizeKiB ?? 0
+    public var pollIntervalMilliseconds = engine.pollIntervalMilliseconds
+    public var maxLineBytes = engine.maxLineBytes
+    public var defaultMaxInFlight = engine.feed.defaultMaxInFlight
+    public var resetThreshold = engine.feed.resetThreshold
+    public var groupCommitMaxEvents = engine.groupCommitMaxEvents
+    public var maxSubscriptions = engine.feed.maxSubscriptions
+    public var maxPendingChats = engine.feed.maxPendingChats
     public var logLevel = LogLevel.info
-    /// The most pinned chats a list holds; pinning one more is a conflict.
-    public var maxPinnedChats = 5
-    /// The longest the daemon holds the write lock for one group commit; other processes'
-    /// writers (the CLI) get the lock between groups.
-    public var groupCommitMaxMilliseconds = 20
-    /// Change-log entries always kept; older ones are pruned once every live reader has read them.
-    public var changeLogRetention = 100_000
-    /// A daemon that has not shown a sign of life for this long no longer holds back the
-    /// pruning of the change log (it reloads and sends resets if it comes back after a prune).
-    public var changeLogReaderTimeoutMilliseconds = 30_000
-    /// Run `PRAGMA quick_check` when the daemon starts, and refuse a damaged database (about a
-    /// second per GB; turn it off for very large files).
-    public var quickCheckAtStart = true
-    /// The largest the database file may grow, in MiB (0: no limit); beyond it writes fail with
-    /// −32004 storage full, as on a full disk.
-    public var maxDatabaseMiB = 0
-    /// How long after a commit the daemon's background checkpoint copies the write-ahead log into
-    /// the database file; longer copies a page changed by many commits once (fewer bytes written)
-    /// and lets the `-wal` file grow larger in between.
-    public var checkpointIntervalMilliseconds = 1000
+    public var maxPinnedChats = engine.store.maxPinnedChats
+    public var groupCommitMaxMilliseconds = engine.groupCommitMaxMilliseconds
+    public var changeLogRetention = engine.store.changeLogRetention
+    public var changeLogReaderTimeoutMilliseconds = engine.store.readerTimeoutMilliseconds
+    public var quickCheckAtStart = engine.quickCheckAtStart
+    public var maxDatabaseMiB = Int((engine.store.maxDatabaseBytes ?? 0) >> 20)
+    public var checkpointIntervalMilliseconds = engine.checkpointIntervalMilliseconds
+    public var sessionOutputLimitBytes = engine.sessionOutputLimitBytes
 
     /// The built-in defaults (equal to `Config/chatfeed.json`).
     public init() {}
@@ -68,60 +49,60 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
     public static let defaults = ChatfeedConfiguration()
 
     /// The keys of a configuration file, in the order they are written.
-    public static let keys = [
-        "database", "busyTimeoutMilliseconds", "durability", "cacheSizeKiB", "pollIntervalMilliseconds",
-        "maxLineBytes", "defaultMaxInFlight", "resetThreshold", "groupCommitMaxEvents", "maxSubscriptions",
-        "maxPendingChats", "logLevel", "maxPinnedChats",
-        "groupCommitMaxMilliseconds", "changeLogRetention", "changeLogReaderTimeoutMilliseconds",
-        "quickCheckAtStart", "maxDatabaseMiB", "checkpointIntervalMilliseconds",
+    public static var keys: [String] { table.map(\.name) }
+
+    /// Every key once: what a file may hold, how it is checked, and what it means.
+    public static let table: [ConfigurationKey] = [
+        .string("database", \.database, "the SQLite file (relative to the current directory); created when missing"),
+        .integer("busyTimeoutMilliseconds", \.busyTimeoutMilliseconds, 0...Int(Int32.max),
+                 "how long a writer waits for another process's lock"),
+        .choice("durability", \.durability,
+                "`full`: every group commit is on the disk (`fsync`) before its writes are answered; `normal` (WAL, `synchronous=NORMAL`): fewer `fsync`s, but a power loss may lose the last answered commits (never corrupt the file)"),
+        .integer("cacheSizeKiB", \.cacheSizeKiB, 0...Int(Int32.max), "SQLite page cache per connection, in KiB"),
+        .integer("pollIntervalMilliseconds", \.pollIntervalMilliseconds, 1...60_000,
+                 "how often the daemon looks for other processes' commits when inotify is unavailable (with inotify: once a second, as a safety net)"),
+        .integer("maxLineBytes", \.maxLineBytes, 1...(1 << 30), "the longest request line (−32003 beyond it)"),
+        .integer("defaultMaxInFlight", \.defaultMaxInFlight, 0...1_000_000, "`maxInFlight` of a subscription that gives none"),
+        .number("resetThreshold", \.resetThreshold, minimum: 0,
+                "reset only when a batch + its deferred batch would be larger on the wire than this × the reset (sizes estimated from counts)"),
+        .integer("groupCommitMaxEvents", \.groupCommitMaxEvents, 1...1_000_000, "the most writes in one transaction"),
+        .integer("maxSubscriptions", \.maxSubscriptions, 1...1_000_000,
+                 "the most feed subscriptions a daemon serves; one more is −32005 (limit reached)"),
+        .integer("maxPendingChats", \.maxPendingChats, 1...100_000_000,
+                 "the most changed chats a waiting subscription tracks one by one (and at most max(64, its rows ÷ 32)); beyond it, it keeps the rows it shows instead and computes its next batch from them (never a reset)"),
+        .choice("logLevel", \.logLevel, "the least severe log level written to stderr"),
+        .integer("maxPinnedChats", \.maxPinnedChats, 0...1000, "the most pinned chats a list holds; pinning one more is a conflict"),
+        .integer("groupCommitMaxMilliseconds", \.groupCommitMaxMilliseconds, 1...60_000,
+                 "the longest the daemon holds the write lock for one group commit; other processes' writers (the CLI) get the lock between groups"),
+        .integer("changeLogRetention", \.changeLogRetention, 1...Int(Int32.max),
+                 "change-log entries always kept; older ones are pruned once every live daemon on the file has read them"),
+        .integer("changeLogReaderTimeoutMilliseconds", \.changeLogReaderTimeoutMilliseconds, 1...Int(Int32.max),
+                 "a daemon silent for this long (stopped, suspended) no longer holds pruning back; if it comes back after a prune it reloads and sends `feed.reset`"),
+        .boolean("quickCheckAtStart", \.quickCheckAtStart,
+                 "run `PRAGMA quick_check` at start and refuse a damaged database (reads the whole file: turn it off for very large ones)"),
+        .integer("maxDatabaseMiB", \.maxDatabaseMiB, 0...Int(Int32.max),
+                 "the largest the database may grow (0: no limit); beyond it writes fail with −32004 storage full, as on a full disk"),
+        .integer("checkpointIntervalMilliseconds", \.checkpointIntervalMilliseconds, 1...60_000,
+                 "how long after a commit the daemon copies the write-ahead log into the database file (on a thread of its own, with every commit made meanwhile); longer copies a page that many commits changed once and lets the `-wal` file grow larger meanwhile"),
+        .integer("sessionOutputLimitBytes", \.sessionOutputLimitBytes, 1024...Int(Int32.max),
+                 "the most output an in-process session may leave unread; beyond it the engine holds that session's requests until it reads on (other sessions go on)"),
     ]
 
-    /// The allowed range of each integer key.
-    public static let integerRanges: [String: ClosedRange<Int>] = [
-        "busyTimeoutMilliseconds": 0...Int(Int32.max),
-        "cacheSizeKiB": 0...Int(Int32.max),
-        "pollIntervalMilliseconds": 1...60_000,
-        "maxLineBytes": 1...(1 << 30),
-        "defaultMaxInFlight": 0...1_000_000,
-        "groupCommitMaxEvents": 1...1_000_000,
-        "maxSubscriptions": 1...1_000_000,
-        "maxPendingChats": 1...100_000_000,
-        "maxPinnedChats": 0...1000,
-        "groupCommitMaxMilliseconds": 1...60_000,
-        "changeLogRetention": 1...Int(Int32.max),
-        "changeLogReaderTimeoutMilliseconds": 1...Int(Int32.max),
-        "maxDatabaseMiB": 0...Int(Int32.max),
-        "checkpointIntervalMilliseconds": 1...60_000,
-    ]
+    /// The key of `name`, if any.
+    public static func key(_ name: String) -> ConfigurationKey? { table.first { $0.name == name } }
 
-    /// The configuration as a JSON file: every key, one per line, in `keys` order.
+    /// The configuration as a JSON file: every key, one per line, in `table` order.
     public var jsonText: String {
-        func quoted(_ string: String) -> String {
-            var result = "\""
-            for scalar in string.unicodeScalars {
-                switch scalar {
-                case "\"": result += "\\\""
-                case "\\": result += "\\\\"
-                case "\n": result += "\\n"
-                case "\r": result += "\\r"
-                case "\t": result += "\\t"
-                case _ where scalar.value < 0x20:
-                    let hex = String(scalar.value, radix: 16)
-                    result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                default: result.unicodeScalars.append(scalar)
-                }
-            }
-            return result + "\""
-        }
-        let values: [String] = [
-            quoted(database), String(busyTimeoutMilliseconds), quoted(durability.rawValue), String(cacheSizeKiB),
-            String(pollIntervalMilliseconds), String(maxLineBytes), String(defaultMaxInFlight),
-            String(resetThreshold), String(groupCommitMaxEvents), String(maxSubscriptions), String(maxPendingChats),
-            quoted(logLevel.rawValue), String(maxPinnedChats),
-            String(groupCommitMaxMilliseconds), String(changeLogRetention), String(changeLogReaderTimeoutMilliseconds),
-            String(quickCheckAtStart), String(maxDatabaseMiB), String(checkpointIntervalMilliseconds),
-        ]
-        let lines = zip(Self.keys, values).map { "  \"\($0)\": \($1)" }
+        let lines = Self.table.map { "  \"\($0.name)\": \($0.jsonText(of: self))" }
         return "{\n" + lines.joined(separator: ",\n") + "\n}\n"
+    }
+
+    /// The README's configuration table (Markdown), generated from `table`.
+    public static var markdownTable: String {
+        var text = "| key | type | default | range | meaning |\n| --- | --- | --- | --- | --- |\n"
+        for key in table {
+            text += "| `\(key.name)` | \(key.typeName) | \(key.markdownDefault) | \(key.rangeText) | \(key.summary) |\n"
+        }
+        return text
     }
 }

@@ -26,7 +26,7 @@ public struct Move: Hashable, Sendable {
     }
 }
 
-/// One `performBatchUpdates` call: turns a list `old` into a list `new` (SPEC §3).
+/// One `performBatchUpdates` call: turns a list `old` into a list `new` (docs/PROTOCOL.md, Applying a batch).
 ///
 /// A batch is either *structural* (deletes, inserts, moves) or *pure updates*; never both.
 /// Applying: remove the rows at `deletes` and at `moves[].from`; the rows left keep their order;

@@ -1,4 +1,4 @@
-/// The choice of the rows that stay in place (SPEC §3): the fewest moves, then upward-preferred.
+/// The choice of the rows that stay in place (docs/PROTOCOL.md, Applying a batch): the fewest moves, then upward-preferred.
 ///
 /// The input describes the items common to two lists, in old order: `newRanks[k]` is the rank of
 /// the k-th common item among the common items in new order (a permutation of `0..<count`). An
@@ -129,7 +129,7 @@ public enum FewestMoves {
     ///
     /// - Parameters:
     ///   - newPositions: each candidate's position in the new list, candidates in old order.
-    ///   - wentUp: whether each candidate went up (SPEC §3).
+    ///   - wentUp: whether each candidate went up (docs/PROTOCOL.md, Applying a batch).
     /// - Complexity: O(c log c) for c candidates.
     @inlinable
     public static func select(newPositions: [Int], wentUp: [Bool]) -> [Bool] {

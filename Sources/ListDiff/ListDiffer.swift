@@ -1,4 +1,4 @@
-/// The diff of two lists into UIKit-safe batches (SPEC §3).
+/// The diff of two lists into UIKit-safe batches (docs/PROTOCOL.md, Applying a batch).
 public enum ListDiffer {
     /// The blind diff of `old` into `new`: deletes, inserts, the fewest moves (upward-preferred
     /// where there is a choice), and the updates of rows that stay deferred to a second,
@@ -6,7 +6,7 @@ public enum ListDiffer {
     ///
     /// Items are matched by `id`; a row is updated when its `revision` differs. The rows that stay
     /// (are not moved) are a longest increasing subsequence of the common items, and among those
-    /// one that keeps the most items that did not go up (SPEC §3; see `FewestMoves`).
+    /// one that keeps the most items that did not go up (docs/PROTOCOL.md, Applying a batch; see `FewestMoves`).
     ///
     /// - Throws: `ListDiffError.duplicateID` when an id appears twice in one list.
     /// - Complexity: O((n + m) log(n + m)) for lists of n and m items. Every id of `old` is hashed

@@ -1,4 +1,4 @@
-/// A rule of UIKit's `performBatchUpdates` that a batch can break (SPEC §3).
+/// A rule of UIKit's `performBatchUpdates` that a batch can break (docs/PROTOCOL.md, Applying a batch).
 public enum BatchRule: String, Hashable, Sendable, CaseIterable {
     case indexOutOfRange = "every index is in range"
     case duplicateIndex = "no index twice in one list"
@@ -26,7 +26,7 @@ public struct BatchRuleViolation: Error, Hashable, Sendable, CustomStringConvert
 }
 
 /// A model of how `UITableView.performBatchUpdates` applies a batch, checking every rule of
-/// SPEC §3 first. Clients can mirror the feed with it; the tests use it as their oracle.
+/// docs/PROTOCOL.md, Applying a batch first. Clients can mirror the feed with it; the tests use it as their oracle.
 public enum UIKitBatchModel {
     /// Applies `batch` to `list` as UIKit would and returns the new list.
     ///
@@ -65,7 +65,7 @@ public enum UIKitBatchModel {
         return result
     }
 
-    /// Checks every rule of SPEC §3 for a batch applied to a list of `rowCount` rows.
+    /// Checks every rule of docs/PROTOCOL.md, Applying a batch for a batch applied to a list of `rowCount` rows.
     ///
     /// - Throws: `BatchRuleViolation` naming the first rule broken.
     /// - Complexity: O(k log k) for k operations.

@@ -90,7 +90,7 @@ extension Message {
 }
 
 extension EventResult {
-    /// Appends the `result` of a write: the chat, `{"duplicate": bool}` or `{}` (SPEC §5).
+    /// Appends the `result` of a write: the chat, `{"duplicate": bool}` or `{}` (docs/PROTOCOL.md).
     public func appendJSON(to output: inout [UInt8]) {
         switch self {
         case .chat(let chat): chat.appendJSON(to: &output)
@@ -205,7 +205,7 @@ extension WireResults {
 
     /// Appends `feed.batch` params: `subscription`, `seq`, `count`, `total`, `unread`, then the
     /// batch's `deletes`, `inserts` (`{"index","chat"}`), `moves` (`{"from","to"}`) and `updates`
-    /// (SPEC §3).
+    /// (docs/PROTOCOL.md, Applying a batch).
     public static func appendFeedBatch(
         subscription: String, seq: Int64, count: Int, total: Int, unread: UnreadCounters = UnreadCounters(),
         batch: Batch<Chat>, to output: inout [UInt8]

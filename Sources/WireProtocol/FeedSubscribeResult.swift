@@ -3,7 +3,7 @@ import JSONCodec
 import ListDiff
 
 /// The result of `feed.subscribe`: the subscription, and either the list (`items`) or, for a
-/// subscribe with `known`, the batches that take the client's rows to it (SPEC §4).
+/// subscribe with `known`, the batches that take the client's rows to it (docs/PROTOCOL.md, The live feed).
 public struct FeedSubscribeResult: Hashable, Sendable {
     public enum Content: Hashable, Sendable {
         /// Reload the table with these rows.
@@ -37,9 +37,20 @@ public struct FeedSubscribeResult: Hashable, Sendable {
         self.content = content
     }
 
-    /// Decodes a result as the daemon writes it; unknown keys are ignored, so that a client keeps
-    /// working when the daemon adds fields.
-    public init(jsonValue: JSONValue) throws(ChatError) {
+    /// Decodes a result as the engine writes it; unknown keys are ignored, so that a client keeps
+    /// working when the engine adds fields; a missing or mistyped one is a `WireDecodingError`
+    /// that names it.
+    /// The `subscription` of a subscribe result that may not decode as a whole (a client ends a
+    /// subscription it refuses or no longer waits for); nil when it has none.
+    public static func subscriptionID(in result: JSONValue) -> String? {
+        result["subscription"]?.stringValue
+    }
+
+    public init(jsonValue: JSONValue) throws(WireDecodingError) {
+        do { self = try FeedSubscribeResult(decoding: jsonValue) } catch { throw WireDecodingError(error) }
+    }
+
+    private init(decoding jsonValue: JSONValue) throws(ChatError) {
         guard case .object(let object) = jsonValue else {
             throw .invalidParams(field: "result", reason: "must be an object, not \(jsonValue.typeDescription)")
         }
@@ -47,15 +58,16 @@ public struct FeedSubscribeResult: Hashable, Sendable {
             throw .invalidParams(field: "subscription", reason: "is required (a string)")
         }
         self.subscription = subscription
-        total = Int(object["total"]?.int64Value ?? 0)
-        unread = try object["unread"].map { value throws(ChatError) in try UnreadCounters(jsonValue: value) } ?? UnreadCounters()
+        let reader = try ParamsReader(result: jsonValue, field: "")
+        total = try reader.int("total", in: 0...Int.max)
+        unread = try object["unread"].map { value throws(ChatError) in try UnreadCounters(decoding: value) } ?? UnreadCounters()
         if let batches = object["batches"], batches != .null {
             guard case .array(let elements) = batches else {
                 throw .invalidParams(field: "batches", reason: "must be an array of batches")
             }
             var decoded: [Batch<Chat>] = []
             for (position, element) in elements.enumerated() {
-                decoded.append(try Batch(jsonValue: element, field: "batches[\(position)]"))
+                decoded.append(try Batch(decoding: element, field: "batches[\(position)]"))
             }
             content = .batches(decoded)
         } else {
@@ -65,7 +77,7 @@ public struct FeedSubscribeResult: Hashable, Sendable {
             var items: [Chat] = []
             items.reserveCapacity(elements.count)
             for (position, element) in elements.enumerated() {
-                items.append(try Chat(jsonValue: element, field: "items[\(position)]"))
+                items.append(try Chat(decoding: element, field: "items[\(position)]"))
             }
             content = .items(items)
         }
@@ -81,9 +93,13 @@ public struct FeedSubscribeResult: Hashable, Sendable {
 
 extension Batch<Chat> {
     /// Decodes `{"deletes","inserts","moves","updates"}` (all four required), as in a subscribe
-    /// result's `batches`.
-    public init(jsonValue: JSONValue, field: String) throws(ChatError) {
-        let reader = try ParamsReader(jsonValue, field: field, allowed: ["deletes", "inserts", "moves", "updates"])
+    /// result's `batches`; members it does not know are ignored.
+    public init(jsonValue: JSONValue, field: String) throws(WireDecodingError) {
+        do { self = try Batch(decoding: jsonValue, field: field) } catch { throw WireDecodingError(error) }
+    }
+
+    init(decoding jsonValue: JSONValue, field: String) throws(ChatError) {
+        let reader = try ParamsReader(result: jsonValue, field: field)
         func array(_ key: String) throws(ChatError) -> [JSONValue] {
             guard case .array(let elements)? = reader.object[key] else {
                 throw .invalidParams(field: reader.path(key), reason: "is required (an array)")
@@ -93,10 +109,10 @@ extension Batch<Chat> {
         func indexedChats(_ key: String) throws(ChatError) -> [IndexedItem<Chat>] {
             var result: [IndexedItem<Chat>] = []
             for (position, element) in try array(key).enumerated() {
-                let item = try ParamsReader(element, field: "\(reader.path(key))[\(position)]", allowed: ["index", "chat"])
+                let item = try ParamsReader(result: element, field: "\(reader.path(key))[\(position)]")
                 guard let chat = item.object["chat"] else { throw .invalidParams(field: item.path("chat"), reason: "is required") }
                 result.append(IndexedItem(
-                    index: try item.int("index", in: 0...Int.max), item: try Chat(jsonValue: chat, field: item.path("chat"))))
+                    index: try item.int("index", in: 0...Int.max), item: try Chat(decoding: chat, field: item.path("chat"))))
             }
             return result
         }
@@ -109,7 +125,7 @@ extension Batch<Chat> {
         }
         var moves: [Move] = []
         for (position, element) in try array("moves").enumerated() {
-            let move = try ParamsReader(element, field: "\(reader.path("moves"))[\(position)]", allowed: ["from", "to"])
+            let move = try ParamsReader(result: element, field: "\(reader.path("moves"))[\(position)]")
             moves.append(Move(from: try move.int("from", in: 0...Int.max), to: try move.int("to", in: 0...Int.max)))
         }
         self.init(deletes: deletes, inserts: try indexedChats("inserts"), moves: moves, updates: try indexedChats("updates"))

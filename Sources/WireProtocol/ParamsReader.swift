@@ -38,6 +38,16 @@ public struct ParamsReader: Sendable {
         }
     }
 
+    /// A value of a result or notification at `field`: an object whose members this decoder
+    /// does not know are ignored (a newer server may add some).
+    public init(result value: JSONValue, field: String) throws(ChatError) {
+        guard case .object(let object) = value else {
+            throw .invalidParams(field: field.isEmpty ? "result" : field, reason: "must be an object, not \(value.typeDescription)")
+        }
+        self.object = object
+        self.field = field
+    }
+
     /// `key` prefixed with this object's path.
     public func path(_ key: String) -> String { field.isEmpty ? key : "\(field).\(key)" }
 

@@ -2,6 +2,17 @@ import JSONCodec
 
 /// Encoders of outgoing JSON-RPC lines. Each returns (or appends) one line ending in `\n`.
 public enum RPCMessage {
+    /// `{"jsonrpc":"2.0"[,"id":…],"method":…,"params":…}\n`: a request (a notification without `id`).
+    public static func requestLine(id: JSONValue?, method: String, params: JSONObject) -> [UInt8] {
+        var request: JSONObject = ["jsonrpc": "2.0"]
+        if let id { request.append("id", id) }
+        request.append("method", .string(method))
+        request.append("params", .object(params))
+        var line = JSONValue.object(request).serialized()
+        line.append(0x0A)
+        return line
+    }
+
     /// `{"jsonrpc":"2.0","id":…,"result":…}\n`
     public static func resultResponse(id: JSONValue, result: JSONValue) -> [UInt8] {
         var output: [UInt8] = []

@@ -47,7 +47,7 @@ extension RPCRequest {
             value = try JSONValue(parsing: line, maxDepth: maxDepth)
         } catch {
             throw RPCRequestError(id: JSONValue.readableID(in: line), error: RPCError(
-                code: RPCError.parseError, message: "parse error: \(error)",
+                code: .parseError, message: "parse error: \(error)",
                 data: ["offset": .integer(error.offset)]))
         }
         return try RPCRequest(value)
@@ -74,7 +74,7 @@ extension RPCRequest {
             } else {
                 "invalid request: a request must be a JSON object, not \(value.typeDescription)"
             }
-            throw RPCRequestError(id: nil, error: RPCError(code: RPCError.invalidRequest, message: message))
+            throw RPCRequestError(id: nil, error: RPCError(code: .invalidRequest, message: message))
         }
         var id: JSONValue?
         var version: JSONValue?
@@ -90,7 +90,7 @@ extension RPCRequest {
             }
         }
         func invalid(_ reason: String, id: JSONValue?) -> RPCRequestError {
-            RPCRequestError(id: id, error: RPCError(code: RPCError.invalidRequest, message: "invalid request: \(reason)"))
+            RPCRequestError(id: id, error: RPCError(code: .invalidRequest, message: "invalid request: \(reason)"))
         }
         switch id {
         case nil, .string?, .number?, .null?: break

@@ -14,14 +14,14 @@ public enum RPCServerMessage: Hashable, Sendable {
         do {
             value = try JSONValue(parsing: line)
         } catch {
-            throw RPCError(code: RPCError.parseError, message: "parse error: \(error)")
+            throw RPCError(code: .parseError, message: "parse error: \(error)")
         }
         try self.init(value)
     }
 
     public init(_ value: JSONValue) throws(RPCError) {
         func invalid(_ reason: String) -> RPCError {
-            RPCError(code: RPCError.invalidRequest, message: "invalid message: \(reason)")
+            RPCError(code: .invalidRequest, message: "invalid message: \(reason)")
         }
         guard case .object(let object) = value else { throw invalid("not an object") }
         guard object["jsonrpc"] == "2.0" else { throw invalid("'jsonrpc' must be \"2.0\"") }
@@ -38,6 +38,6 @@ public enum RPCServerMessage: Hashable, Sendable {
         guard case .object(let error)? = object["error"],
               let code = error["code"]?.int64Value, case .string(let message)? = error["message"]
         else { throw invalid("neither 'result' nor a valid 'error'") }
-        self = .error(id: id, error: RPCError(code: Int(code), message: message, data: error["data"]))
+        self = .error(id: id, error: RPCError(code: RPCErrorCode(rawValue: Int(code)), message: message, data: error["data"]))
     }
 }

@@ -12,6 +12,7 @@ public enum WireCommand: Hashable, Sendable {
     case ack(FeedAckParams)
     case unsubscribe(FeedUnsubscribeParams)
     case stats
+    case version
 
     /// Decodes `method` and `params`: −32601 for an unknown method, −32602 naming the field for
     /// bad params. `now` (ms) is the default `createdAt`/`editedAt` of writes.
@@ -28,10 +29,13 @@ public enum WireCommand: Hashable, Sendable {
             case .serverStats:
                 _ = try ParamsReader(params: params, method: method, allowed: [])
                 self = .stats
+            case .serverVersion:
+                _ = try ParamsReader(params: params, method: method, allowed: [])
+                self = .version
             case .chatCreate, .chatRename, .chatRemove, .chatMarkRead, .chatPin, .chatUnpin, .chatSetPinned, .chatArchive,
                 .chatUnarchive, .chatMute, .chatUnmute, .messagePost, .messageEdit, .messageDelete:
                 guard let event = try ChatEvent.decode(method: known, params: params, now: now) else {
-                    throw RPCError(code: RPCError.internalError, message: "internal error: \(method) is not a write")
+                    throw RPCError(code: .internalError, message: "internal error: \(method) is not a write")
                 }
                 self = .write(event)
             }

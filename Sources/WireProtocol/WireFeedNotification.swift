@@ -2,7 +2,7 @@ import ChatModel
 import JSONCodec
 import ListDiff
 
-/// The params of a `feed.batch` notification (SPEC §3–§5): `ListDiff`'s batch, as the feed made it.
+/// The params of a `feed.batch` notification (docs/PROTOCOL.md, Applying a batch; docs/PROTOCOL.md): `ListDiff`'s batch, as the feed made it.
 public struct FeedBatchParams: Hashable, Sendable {
     public var subscription: String
     public var seq: Int64
@@ -25,12 +25,15 @@ public struct FeedBatchParams: Hashable, Sendable {
         self.batch = batch
     }
 
-    public init(jsonValue: JSONValue) throws(ChatError) {
-        let reader = try ParamsReader(jsonValue, field: "", allowed: [
-            "subscription", "seq", "count", "total", "unread", "deletes", "inserts", "moves", "updates",
-        ], context: WireMethod.feedBatchNotification)
+    /// Decodes the params of a `feed.batch`; members it does not know are ignored.
+    public init(jsonValue: JSONValue) throws(WireDecodingError) {
+        do { self = try FeedBatchParams(decoding: jsonValue) } catch { throw WireDecodingError(error) }
+    }
+
+    private init(decoding jsonValue: JSONValue) throws(ChatError) {
+        let reader = try ParamsReader(result: jsonValue, field: "")
         let batchKeys: Set<String> = ["deletes", "inserts", "moves", "updates"]
-        let batch = try Batch<Chat>(jsonValue: .object(JSONObject(reader.object.filter { batchKeys.contains($0.key) })), field: "")
+        let batch = try Batch<Chat>(decoding: .object(JSONObject(reader.object.filter { batchKeys.contains($0.key) })), field: "")
         self.init(
             subscription: try reader.string("subscription"), seq: try reader.int64("seq", in: 0...Int64.max),
             count: try reader.int("count", in: 0...Int.max), total: try reader.int("total", in: 0...Int.max),
@@ -42,7 +45,7 @@ extension FeedBatchParams {
     /// The `unread` member of a notification (required).
     static func unread(_ reader: ParamsReader) throws(ChatError) -> UnreadCounters {
         guard let value = reader.object["unread"] else { throw .invalidParams(field: "unread", reason: "is required") }
-        return try UnreadCounters(jsonValue: value)
+        return try UnreadCounters(decoding: value)
     }
 }
 
@@ -66,16 +69,20 @@ public struct FeedResetParams: Hashable, Sendable {
         self.items = items
     }
 
-    public init(jsonValue: JSONValue) throws(ChatError) {
-        let reader = try ParamsReader(jsonValue, field: "", allowed: ["subscription", "seq", "count", "total", "unread", "items"],
-                                      context: WireMethod.feedResetNotification)
+    /// Decodes the params of a `feed.reset`; members it does not know are ignored.
+    public init(jsonValue: JSONValue) throws(WireDecodingError) {
+        do { self = try FeedResetParams(decoding: jsonValue) } catch { throw WireDecodingError(error) }
+    }
+
+    private init(decoding jsonValue: JSONValue) throws(ChatError) {
+        let reader = try ParamsReader(result: jsonValue, field: "")
         guard case .array(let elements)? = reader.object["items"] else {
             throw .invalidParams(field: "items", reason: "must be an array of chats")
         }
         var items: [Chat] = []
         items.reserveCapacity(elements.count)
         for (position, element) in elements.enumerated() {
-            items.append(try Chat(jsonValue: element, field: "items[\(position)]"))
+            items.append(try Chat(decoding: element, field: "items[\(position)]"))
         }
         self.init(
             subscription: try reader.string("subscription"), seq: try reader.int64("seq", in: 0...Int64.max),
@@ -90,7 +97,12 @@ public enum WireFeedNotification: Hashable, Sendable {
     case reset(FeedResetParams)
 
     /// Nil for a method that is not a feed notification.
-    public init?(method: String, params: JSONValue) throws(ChatError) {
+    /// The `subscription` of a notification's params that may not decode as a whole.
+    public static func subscriptionID(in params: JSONValue) -> String? {
+        params["subscription"]?.stringValue
+    }
+
+    public init?(method: String, params: JSONValue) throws(WireDecodingError) {
         switch method {
         case WireMethod.feedBatchNotification: self = .batch(try FeedBatchParams(jsonValue: params))
         case WireMethod.feedResetNotification: self = .reset(try FeedResetParams(jsonValue: params))

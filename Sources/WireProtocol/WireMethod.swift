@@ -1,4 +1,4 @@
-/// The methods of SPEC §5.
+/// The methods of docs/PROTOCOL.md.
 public enum WireMethod: String, CaseIterable, Hashable, Sendable {
     case chatCreate = "chat.create"
     case chatRename = "chat.rename"
@@ -21,6 +21,7 @@ public enum WireMethod: String, CaseIterable, Hashable, Sendable {
     case feedAck = "feed.ack"
     case feedUnsubscribe = "feed.unsubscribe"
     case serverStats = "server.stats"
+    case serverVersion = "server.version"
 
     /// True for the methods that write to the store (`ChatEvent`s).
     public var isWrite: Bool {

@@ -1,7 +1,7 @@
 import ChatModel
 import JSONCodec
 
-/// The `result` values of SPEC §5. Each has one encoder: `chats.locate`'s builds a JSON value,
+/// The `result` values of docs/PROTOCOL.md. Each has one encoder: `chats.locate`'s builds a JSON value,
 /// the others write bytes (`appendChatsList`, `appendMessagesList`, `appendFeedSubscribe`, …).
 public enum WireResults {
     /// `chats.locate`: `{"total","indices":{id: index or null}}`, in the order of `indices`

@@ -24,7 +24,7 @@ struct ChatCommand: ParsableCommand {
         @OptionGroup var store: StoreSelection
 
         func run() throws {
-            // A write never creates a database (SPEC §6): `chatfeed init` does.
+            // A write never creates a database (README, The CLI): `chatfeed init` does.
             try applyPrintingChat(.createChat(id: id, title: title, createdAt: createdAt ?? currentMilliseconds()), store)
         }
     }

@@ -3,6 +3,7 @@ import ChatfeedConfig
 import ChatModel
 import ChatStore
 import Foundation
+import WireProtocol
 import SQLite
 
 @main

@@ -4,7 +4,7 @@ import JSONCodec
 import ListDiff
 import WireProtocol
 
-/// `chatfeed diff OLD.json NEW.json`: the blind diff of two lists (SPEC §6).
+/// `chatfeed diff OLD.json NEW.json`: the blind diff of two lists (README, The CLI).
 struct Diff: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the UIKit batches that turn one list into another.",

@@ -1,7 +1,6 @@
 import ArgumentParser
 import ChatStore
 import ChatfeedConfig
-import ChatfeedServer
 import Foundation
 
 /// `--database` and `--config`, shared by every command: the flag over the configuration file

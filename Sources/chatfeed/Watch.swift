@@ -73,7 +73,7 @@ struct Watch: AsyncParsableCommand {
             client: client, terminal: terminal,
             model: WatchModel(title: demo ? "demo" : database, view: list.rawValue + (unread ? ", unread only" : "")))
         let failure = await session.run(
-            options: FeedOptions(list: list, unreadOnly: unread, limit: window, maxInFlight: 1), saved: saved,
+            options: SubscriptionOptions(list: list, unreadOnly: unread, limit: window, maxInFlight: 1), saved: saved,
             traffic: demo ? DemoTraffic(now: currentMilliseconds()) : nil, duration: duration)
         await client.close()
         if let failure { throw CLIFailure(message: failure) }
@@ -103,7 +103,7 @@ final class WatchSession {
     }
 
     /// Runs until stopped; returns the error that stopped it, if one did.
-    func run(options: FeedOptions, saved: [Chat]?, traffic: DemoTraffic?, duration: Double?) async -> String? {
+    func run(options: SubscriptionOptions, saved: [Chat]?, traffic: DemoTraffic?, duration: Double?) async -> String? {
         Signals.install()
         terminal.enter()
         defer { terminal.leave() }

@@ -1,9 +1,10 @@
 import ArgumentParser
 import ChatfeedConfig
-import ChatfeedServer
+import ChatfeedEngine
 import Foundation
 import Logging
 import ServiceLifecycle
+import WireProtocol
 
 /// `chatfeedd`: the live chat-list daemon. JSON-RPC 2.0 requests on stdin, one per line;
 /// responses and `feed.batch` / `feed.reset` notifications on stdout; logs on stderr.
@@ -45,7 +46,7 @@ struct ChatfeedDaemonCommand: AsyncParsableCommand {
             return SanitizingLogHandler(inner: handler)
         }
         let logger = Logger(label: "chatfeedd")
-        var options = ServerOptions(configuration: configuration)
+        var options = configuration.engineOptions
         options.store.readOnly = readOnly
         let daemon = ChatfeedDaemon(options: options, logger: logger)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
@@ -62,7 +63,7 @@ struct ChatfeedDaemonCommand: AsyncParsableCommand {
 
     /// The daemon's own error inside the service group's wrapping.
     private static func rootCause(of error: any Error) -> any Error {
-        if error is DaemonStartError { return error }
+        if error is EngineStartError { return error }
         let mirror = Mirror(reflecting: error)
         for child in mirror.children {
             if let inner = child.value as? any Error { return rootCause(of: inner) }

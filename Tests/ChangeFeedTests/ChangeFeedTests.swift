@@ -26,6 +26,22 @@ struct Mirror {
     }
 }
 
+/// Acknowledges every subscription's latest seq until nothing more comes, handing what comes to
+/// `deliver`.
+func quiesce(
+    _ feed: LiveFeed, lastSeqs: () -> [(subscription: String, seq: Int)], deliver: ([FeedNotification]) throws -> Void
+) throws {
+    var quiet = false
+    while !quiet {
+        quiet = true
+        for (subscription, seq) in lastSeqs() {
+            let more = try feed.acknowledge(subscription, seq: seq)
+            if !more.isEmpty { quiet = false }
+            try deliver(more)
+        }
+    }
+}
+
 @Suite("The change feed")
 struct ChangeFeedTests {
     /// Applies random groups of changes; subscribers ack at random moments. Every notification
@@ -252,15 +268,7 @@ struct ChatListFeedTests {
                 #expect(feed.index.chats(from: 0, count: 1000, in: view) == stream.list(view))
             }
         }
-        var quiet = false
-        while !quiet {
-            quiet = true
-            for entry in mirrors {
-                let more = try feed.acknowledge(entry.mirror.subscription, seq: entry.mirror.lastSeq)
-                if !more.isEmpty { quiet = false }
-                try deliver(more)
-            }
-        }
+        try quiesce(feed, lastSeqs: { mirrors.map { ($0.mirror.subscription, $0.mirror.lastSeq) } }, deliver: deliver)
         for entry in mirrors {
             let expected = Array(stream.list(entry.view).prefix(entry.limit ?? .max))
             #expect(entry.mirror.rows == expected, "\(entry.view) limit \(entry.limit.map(String.init) ?? "all")")

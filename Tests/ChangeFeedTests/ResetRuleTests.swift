@@ -52,7 +52,7 @@ struct ResetRuleTests {
         #expect(mirror.rows.count == 1_000 - removed)
     }
 
-    /// SPEC §8: in a fast random stream with late acks, at most 5% of a top-10 window's
+    /// Benchmarks/README.md: in a fast random stream with late acks, at most 5% of a top-10 window's
     /// notifications are resets. Groups of 1–4 changes arrive every round; the subscriber
     /// (`maxInFlight` 1) acks in one round out of `ackEvery` on average, so changes coalesce into
     /// large batches. Every notification goes through the UIKit model. The shares are the

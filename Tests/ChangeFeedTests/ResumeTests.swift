@@ -10,7 +10,7 @@ extension Chat {
     var knownRow: KnownRow { KnownRow(id: id, revision: revision) }
 }
 
-/// Resuming with the rows a client shows (SPEC §4): the batches take them to the current list.
+/// Resuming with the rows a client shows (docs/PROTOCOL.md, The live feed): the batches take them to the current list.
 @Suite("Resume with what the client has")
 struct ResumeTests {
     /// Checks one resume: every batch passes the UIKit model and together they take `known` to

@@ -6,7 +6,7 @@ import TestSupport
 
 @testable import ChatStore
 
-/// Lists, pins and mute in the store (SPEC §2).
+/// Lists, pins and mute in the store (docs/PROTOCOL.md, Values).
 @Suite struct ChatListTests {
     /// A store with chats `a`…`f` created at 60…10 (so `a` is on top of `main`).
     static func store(maxPinnedChats: Int = 5) throws -> TestStore {

@@ -13,7 +13,9 @@ struct TestStore {
     let store: ChatDatabase
     var path: String { directory.path("chat.sqlite") }
 
-    init(options: StoreOptions = .init()) throws {
+    /// `durability: .normal` unless a test names its options: the store's semantics do not depend
+    /// on it, and an fsync per commit would make the randomized suites many times slower.
+    init(options: StoreOptions = StoreOptions(durability: .normal)) throws {
         directory = try TemporaryDirectory()
         store = try ChatDatabase(path: directory.path("chat.sqlite"), options: options)
     }

@@ -10,7 +10,7 @@ extension ChatDatabase {
     }
 }
 
-/// A slow, independent model of SPEC §2: every answer is recomputed from scratch over plain
+/// A slow, independent model of docs/PROTOCOL.md, Values: every answer is recomputed from scratch over plain
 /// dictionaries, and ids compare as arrays of UTF-8 bytes. Each member keeps the set of message
 /// ids unread for them (where the store keeps counts and read positions).
 struct ReferenceModel {
@@ -82,7 +82,7 @@ struct ReferenceModel {
             list: member.list, pinOrder: pinned(user, member.list).contains(id) ? 1 : 0, muted: member.muted)
     }
 
-    /// `user`'s list in SPEC order: its pins in pin order, then the others by date, then id.
+    /// `user`'s list in list order (docs/PROTOCOL.md, Values): its pins in pin order, then the others by date, then id.
     func list(_ list: ChatList, user: String = User.defaultID) -> [Chat] {
         let pins = pinned(user, list)
         let others = chats.keys.filter { chats[$0]!.members[user]?.list == list && !pins.contains($0) }

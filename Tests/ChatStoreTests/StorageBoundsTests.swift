@@ -183,4 +183,17 @@ import Testing
             try test.store.apply([.createChat(id: "b", title: "B", createdAt: 0)])
         }
     }
+
+    @Test func aFileDeletedDuringATransactionRollsItBack() throws {
+        let test = try TestStore()
+        try test.store.apply(.createChat(id: "a", title: "A", createdAt: 0))
+        let path = test.path
+        test.store.beforeCommit = { try FileManager.default.removeItem(atPath: path) }
+        #expect(throws: ChatStoreError.fileGone(path: test.path, reason: "it was deleted or moved away")) {
+            try test.store.apply([.createChat(id: "b", title: "B", createdAt: 0)])
+        }
+        test.store.beforeCommit = nil
+        // Rolled back, not committed into the unlinked file: the store still has the one chat.
+        #expect(try test.store.chatCount() == 1)
+    }
 }

@@ -1,4 +1,4 @@
-import ChatfeedConfig
+import WireProtocol
 import Foundation
 import Testing
 import TestSupport

@@ -170,7 +170,7 @@ import WireProtocol
     @Test(arguments: [true, false])
     func afterARestartTheClientResubscribesWithItsRowsOrWithASnapshot(engineTakesKnown: Bool) async throws {
         let scripted = try await ScriptedClient()
-        let (subscription, _) = try await scripted.subscribe(FeedOptions(limit: 10), items: [chatJSON("a"), chatJSON("b")])
+        let (subscription, _) = try await scripted.subscribe(SubscriptionOptions(limit: 10), items: [chatJSON("a"), chatJSON("b")])
         var iterator = subscription.makeAsyncIterator()
         _ = try await iterator.next()
         scripted.engine.end()

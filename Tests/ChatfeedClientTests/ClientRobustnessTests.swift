@@ -61,7 +61,7 @@ import TestSupport
             guard ContinuousClock.now < deadline else { throw ScriptError("the client did not reconnect") }
             try await Task.sleep(for: .milliseconds(1))
         }
-        let subscription = try await client.subscribe(FeedOptions(limit: 10))
+        let subscription = try await client.subscribe(SubscriptionOptions(limit: 10))
         var updates = subscription.makeAsyncIterator()
         let first = try #require(try await updates.next())
         #expect(first.kind == .snapshot && first.count == 10)
@@ -151,7 +151,7 @@ import TestSupport
         let directory = try TemporaryDirectory()
         let client = try await ChatClient(transport: InProcessTransport(database: directory.path("feed.sqlite")))
         try await Self.makeChats(client, count: 5_000)
-        let subscription = try await client.subscribe(FeedOptions(maxInFlight: 0))
+        let subscription = try await client.subscribe(SubscriptionOptions(maxInFlight: 0))
         _ = try await client.listChats(limit: 1)
         let before = try #require(Self.residentBytes())
         let posts = 600

@@ -75,7 +75,7 @@ import TestSupport
 
     func randomStream(_ client: ChatClient, limit: Int?, writes: Int, seed: UInt64, killAfter: Int? = nil,
                       kill: (() async throws -> Void)? = nil) async throws -> Screen {
-        let subscription = try await client.subscribe(FeedOptions(limit: limit))
+        let subscription = try await client.subscribe(SubscriptionOptions(limit: limit))
         let screen = Screen(subscription, seed: seed)
         var generator = SeededGenerator(seed: seed)
         var writer = RandomWriter()
@@ -152,7 +152,7 @@ import TestSupport
         let transport: any ChatfeedTransport = inProcess
             ? InProcessTransport(database: directory.path("feed.sqlite")) : Self.childTransport(directory)
         let client = try await ChatClient(transport: transport)
-        let views = [FeedOptions(limit: 8), FeedOptions(list: .archive), FeedOptions(unreadOnly: true)]
+        let views = [SubscriptionOptions(limit: 8), SubscriptionOptions(list: .archive), SubscriptionOptions(unreadOnly: true)]
         var screens: [Screen] = []
         for (number, options) in views.enumerated() {
             screens.append(Screen(try await client.subscribe(options), seed: 50 + UInt64(number)))

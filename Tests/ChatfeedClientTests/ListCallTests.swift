@@ -93,7 +93,7 @@ import WireProtocol
     @Test func aSubscriptionSeesItsListAndEveryUpdateCarriesTheCounters() async throws {
         let scripted = try await ScriptedClient()
         let (client, engine) = (scripted.client, scripted.engine)
-        let subscribing = Task { try await client.subscribe(FeedOptions(list: .archive, unreadOnly: true, limit: 3)) }
+        let subscribing = Task { try await client.subscribe(SubscriptionOptions(list: .archive, unreadOnly: true, limit: 3)) }
         let request = try await engine.answer(
             "feed.subscribe",
             result: #"{"subscription":"s1","seq":0,"count":1,"total":5,"unread":\#(Self.unreadJSON),"items":[\#(chatJSON("a"))]}"#)
@@ -125,7 +125,7 @@ import WireProtocol
         let scripted = try await ScriptedClient()
         let (client, engine) = (scripted.client, scripted.engine)
         let saved = [try chat("a"), try chat("b"), try chat("a", revision: 5)]
-        let subscribing = Task { try await client.subscribe(FeedOptions(limit: 5), resumingFrom: saved) }
+        let subscribing = Task { try await client.subscribe(SubscriptionOptions(limit: 5), resumingFrom: saved) }
         let request = try await engine.next()
         #expect(request["params"]?["known"] == [["id": "a", "revision": 1], ["id": "b", "revision": 1]], "a repeated id is dropped")
         engine.push(#"{"jsonrpc":"2.0","id":\#(request["id"]!),"result":{"subscription":"s1","seq":0,"count":2,"total":2,"unread":\#(Self.unreadJSON),"batches":[{"deletes":[],"inserts":[],"moves":[{"from":1,"to":0}],"updates":[]}]}}"#)

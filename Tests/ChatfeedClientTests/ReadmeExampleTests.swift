@@ -13,7 +13,7 @@ func readmeClientExample(path: String, show: @escaping @Sendable (FeedUpdate) as
     try await client.createChat("general", title: "General")
     try await client.postMessage(chat: "general", id: "m1", sender: "ann", text: "hi", sentAt: 1_763_884_800_000)
 
-    let feed = try await client.subscribe(FeedOptions(limit: 50))
+    let feed = try await client.subscribe(SubscriptionOptions(limit: 50))
     for try await update in feed {  // asking for the next update acknowledges this one
         await show(update)          // data source = update.chats; animate update.steps (or reload)
     }

@@ -115,7 +115,7 @@ import TestSupport
         let client = try await ChatClient(transport: transport)
         try await Self.makeChats(client, ["a", "b"])
         do {
-            _ = try await client.subscribe(FeedOptions(limit: 5))
+            _ = try await client.subscribe(SubscriptionOptions(limit: 5))
             Issue.record("an unreadable answer was installed")
         } catch let ChatfeedClientError.malformedResponse(method, reason) {
             #expect(method == "feed.subscribe" && reason.contains("items"))

@@ -10,14 +10,14 @@ import TestSupport
 /// it showed — in both lists, windowed or whole, and unread-only. The test applies every batch to
 /// its own rows through `UIKitBatchModel`, and each view ends equal to `chats.list`.
 @Suite struct ResumeStreamTests {
-    static let views: [FeedOptions] = [
-        FeedOptions(limit: 8), FeedOptions(), FeedOptions(list: .archive), FeedOptions(list: .archive, limit: 3),
-        FeedOptions(unreadOnly: true), FeedOptions(list: .archive, unreadOnly: true),
+    static let views: [SubscriptionOptions] = [
+        SubscriptionOptions(limit: 8), SubscriptionOptions(), SubscriptionOptions(list: .archive), SubscriptionOptions(list: .archive, limit: 3),
+        SubscriptionOptions(unreadOnly: true), SubscriptionOptions(list: .archive, unreadOnly: true),
     ]
 
     /// Applies an update to the rows the test keeps: a list replaces them, batches go through the
     /// UIKit model and must give the update's rows.
-    static func apply(_ update: FeedUpdate, to rows: inout [Chat], _ options: FeedOptions) throws {
+    static func apply(_ update: FeedUpdate, to rows: inout [Chat], _ options: SubscriptionOptions) throws {
         switch update.kind {
         case .snapshot, .reset:
             rows = update.chats

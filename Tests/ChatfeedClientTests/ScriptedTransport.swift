@@ -108,7 +108,7 @@ struct ScriptedClient {
     /// Subscribes, and answers the subscribe with `items` (chats' JSON) as `subscription`.
     /// Returns the subscription and the request the client sent.
     func subscribe(
-        _ options: FeedOptions = FeedOptions(), acknowledgement: AcknowledgementMode = .manual,
+        _ options: SubscriptionOptions = SubscriptionOptions(), acknowledgement: AcknowledgementMode = .manual,
         as subscription: String = "s1", items: [String]
     ) async throws -> (subscription: FeedSubscription, request: JSONValue) {
         let subscribing = Task { [client] in try await client.subscribe(options, acknowledgement: acknowledgement) }

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 import WireProtocol
 
-/// The list methods and params of SPEC §5 through the daemon: errors name the field and change
+/// The list methods and params of docs/PROTOCOL.md through the daemon: errors name the field and change
 /// nothing; a muted chat's message reaches a window it is outside of as an empty batch with the
 /// new counters.
 @Suite struct ChatListProtocolTests {

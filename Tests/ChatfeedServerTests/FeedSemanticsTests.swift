@@ -4,7 +4,7 @@ import Testing
 import JSONCodec
 import WireProtocol
 
-/// The feed's promises one write at a time (SPEC §2–§4): which writes yield a batch, of which
+/// The feed's promises one write at a time (docs/PROTOCOL.md, Values; docs/PROTOCOL.md, The live feed): which writes yield a batch, of which
 /// kind, and what the row shows afterwards.
 @Suite struct FeedSemanticsTests {
     /// A daemon, a subscriber without acks, and a helper that makes one write and returns the

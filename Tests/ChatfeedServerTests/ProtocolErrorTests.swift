@@ -5,7 +5,7 @@ import JSONCodec
 import TestSupport
 import WireProtocol
 
-/// Every error of SPEC §5 through the real daemon: one error response per bad line (id null when
+/// Every error of docs/PROTOCOL.md through the real daemon: one error response per bad line (id null when
 /// unreadable), none for a well-formed notification, nothing changed, and the daemon keeps
 /// running with what it accepted before intact.
 @Suite struct ProtocolErrorTests {

@@ -5,7 +5,7 @@ import ListDiff
 import Testing
 import WireProtocol
 
-/// `feed.subscribe` with `known` through the daemon (SPEC §4, "Resume with what the client has").
+/// `feed.subscribe` with `known` through the daemon (docs/PROTOCOL.md, The live feed, "Resume with what the client has").
 @Suite struct ResumeProtocolTests {
     static func known(_ rows: [Chat]) -> JSONValue {
         .array(rows.map { ["id": .string($0.id), "revision": .integer($0.revision)] })

@@ -15,15 +15,15 @@ public struct ChatStream {
         self.withLists = withLists
     }
 
-    /// The `main` list in SPEC order.
+    /// The `main` list in list order (docs/PROTOCOL.md, Values).
     public var list: [Chat] { list(ChatList.main) }
 
-    /// The rows of `view` in SPEC order.
+    /// The rows of `view` in list order (docs/PROTOCOL.md, Values).
     public func list(_ view: ChatListView) -> [Chat] {
         chats.values.filter { view.contains($0) }.sorted { $0.orderKey < $1.orderKey }
     }
 
-    /// The rows of `list` in SPEC order.
+    /// The rows of `list` in list order (docs/PROTOCOL.md, Values).
     public func list(_ list: ChatList) -> [Chat] { self.list(ChatListView(list: list)) }
 
     /// One committed group of 1…`maxChanges` changes.

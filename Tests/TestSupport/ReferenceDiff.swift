@@ -1,6 +1,6 @@
 import ListDiff
 
-/// A slow, obviously correct reference for the choice of rows that stay (SPEC §3), and checks of
+/// A slow, obviously correct reference for the choice of rows that stay (docs/PROTOCOL.md, Applying a batch), and checks of
 /// diff results against the UIKit batch model.
 public enum ReferenceDiff {
     /// The weight of a choice of staying rows: first how many rows stay (the fewest moves), then how

@@ -51,12 +51,12 @@ import Testing
 
         var broken = try batchParams(batch).objectValue!
         broken["moves"] = [["from": 1]]
-        #expect(throws: ChatError.invalidParams(field: "moves[0].to", reason: "is required")) {
+        #expect(throws: WireDecodingError(field: "moves[0].to", reason: "is required")) {
             _ = try FeedBatchParams(jsonValue: .object(broken))
         }
         broken["moves"] = []
         broken["deletes"] = [-1]
-        #expect(throws: ChatError.invalidParams(field: "deletes[0]", reason: "must be an index (an integer ≥ 0)")) {
+        #expect(throws: WireDecodingError(field: "deletes[0]", reason: "must be an index (an integer ≥ 0)")) {
             _ = try FeedBatchParams(jsonValue: .object(broken))
         }
     }
@@ -72,7 +72,7 @@ import Testing
         #expect(decoded?.subscription == "s9")
         var broken = params.objectValue!
         broken["items"] = [["id": "c"]]
-        #expect(throws: ChatError.invalidParams(field: "items[0].title", reason: "is required")) {
+        #expect(throws: WireDecodingError(field: "items[0].title", reason: "is required")) {
             _ = try FeedResetParams(jsonValue: .object(broken))
         }
     }

@@ -1,4 +1,5 @@
 import ChatModel
+import Foundation
 import JSONCodec
 import ListDiff
 import Testing
@@ -37,9 +38,44 @@ import WireProtocol
     }
 
     @Test func badBatchesNameThePath() {
-        #expect(throws: ChatError.invalidParams(field: "batches[0].moves", reason: "is required (an array)")) {
+        #expect(throws: WireDecodingError(field: "batches[0].moves", reason: "is required (an array)")) {
             _ = try FeedSubscribeResult(jsonValue: try JSONValue(parsing: Array(
                 #"{"subscription":"s1","total":0,"batches":[{"deletes":[],"inserts":[],"updates":[]}]}"#.utf8)))
+        }
+    }
+}
+
+/// A newer server may add members anywhere: an older client ignores them, and still names what it
+/// needs when that is missing or mistyped (a decoding error, not the server's invalid params).
+@Suite struct TolerantDecodingTests {
+    private static func result(_ chat: String) throws -> JSONValue {
+        try JSONValue(parsing: Array((#"{"subscription":"s1","seq":0,"count":1,"total":1,"future":[1],"#
+            + #""unread":{"chats":0,"messages":0,"unmutedChats":0,"unmutedMessages":0,"muted":3},"items":["#
+            + chat + "]}").utf8))
+    }
+
+    private static let chat = #"{"id":"a","title":"A","createdAt":1,"lastMessage":null,"lastMessageDate":1,"unread":0,"revision":1"#
+
+    @Test func unknownMembersAreIgnored() throws {
+        let decoded = try FeedSubscribeResult(jsonValue: Self.result(Self.chat + #","reactions":{"👍":2}}"#))
+        guard case .items(let items) = decoded.content else { Issue.record("no items"); return }
+        #expect(items.map(\.id) == ["a"])
+        #expect(decoded.count == 1 && decoded.total == 1)
+    }
+
+    @Test func aMissingOrMistypedMemberIsADecodingErrorNamingIt() throws {
+        let missing = Self.chat.replacingOccurrences(of: #""title":"A","#, with: "")
+        #expect(throws: WireDecodingError(field: "items[0].title", reason: "is required")) {
+            _ = try FeedSubscribeResult(jsonValue: Self.result(missing + "}"))
+        }
+        let mistyped = Self.chat.replacingOccurrences(of: #""revision":1"#, with: #""revision":"1""#)
+        #expect(throws: WireDecodingError.self) {
+            _ = try FeedSubscribeResult(jsonValue: Self.result(mistyped + "}"))
+        }
+        do {
+            _ = try FeedSubscribeResult(jsonValue: Self.result(mistyped + "}"))
+        } catch {
+            #expect((error as? WireDecodingError)?.field == "items[0].revision")
         }
     }
 }

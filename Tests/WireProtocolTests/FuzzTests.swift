@@ -43,10 +43,10 @@ import TestSupport
                 do {
                     _ = try WireCommand(request, now: 0)
                 } catch {
-                    #expect([RPCError.methodNotFound, RPCError.invalidParams].contains(error.code), "\(error)")
+                    #expect([RPCErrorCode.methodNotFound, RPCErrorCode.invalidParams].contains(error.code), "\(error)")
                 }
             } catch {
-                #expect([RPCError.parseError, RPCError.invalidRequest].contains(error.error.code))
+                #expect([RPCErrorCode.parseError, RPCErrorCode.invalidRequest].contains(error.error.code))
                 _ = error.responseLine
             }
         }

@@ -18,7 +18,7 @@ import JSONCodec
             Issue.record("\(method) \(params ?? "nil") decoded as \(decoded)")
             return nil
         } catch {
-            #expect(error.code == RPCError.invalidParams, "\(method) \(params ?? "nil"): \(error)")
+            #expect(error.code == RPCErrorCode.invalidParams, "\(method) \(params ?? "nil"): \(error)")
             return error.data?["field"]?.stringValue
         }
     }

@@ -43,7 +43,7 @@ import JSONCodec
     @Test func parseErrors() {
         for line in ["{", "not json", #"{"jsonrpc":"2.0","method":"m",}"#, "[1,]", "\"\\ud800\"", #"{"id":{},"#] {
             let error = failure(line)
-            #expect(error?.error.code == RPCError.parseError, "\(line)")
+            #expect(error?.error.code == RPCErrorCode.parseError, "\(line)")
             #expect(error?.id == nil, "\(line)")
         }
         // An id read before the damage is echoed.
@@ -51,7 +51,7 @@ import JSONCodec
         #expect(failure(#"{"jsonrpc":"2.0","id":"q","method":"m","params":{"a":01}}"#)?.id == "q")
         let badUTF8 = Array(#"{"jsonrpc":"2.0","id":[],"method":""#.utf8) + [0xC0, 0xAF] + Array(#""}"#.utf8)
         let error = failure(badUTF8)
-        #expect(error?.error.code == RPCError.parseError)
+        #expect(error?.error.code == RPCErrorCode.parseError)
         #expect(error?.error.message.contains("invalid UTF-8") == true)
         #expect(error?.error.data == ["offset": 35])
         #expect(error?.id == nil)
@@ -83,7 +83,7 @@ import JSONCodec
         ]
         for (line, id) in cases {
             let error = failure(line)
-            #expect(error?.error.code == RPCError.invalidRequest, "\(line)")
+            #expect(error?.error.code == RPCErrorCode.invalidRequest, "\(line)")
             #expect(error?.id == id, "\(line)")
         }
         #expect(failure("[]")?.error.message.contains("batch") == true)
@@ -130,14 +130,14 @@ import JSONCodec
     }
 
     @Test func errorCodes() {
-        #expect(RPCError.parseError == -32700)
-        #expect(RPCError.invalidRequest == -32600)
-        #expect(RPCError.methodNotFound == -32601)
-        #expect(RPCError.invalidParams == -32602)
-        #expect(RPCError.internalError == -32603)
-        #expect(RPCError.notFound == -32001)
-        #expect(RPCError.conflict == -32002)
-        #expect(RPCError.lineTooLong == -32003)
+        #expect(RPCErrorCode.parseError == -32700)
+        #expect(RPCErrorCode.invalidRequest == -32600)
+        #expect(RPCErrorCode.methodNotFound == -32601)
+        #expect(RPCErrorCode.invalidParams == -32602)
+        #expect(RPCErrorCode.internalError == -32603)
+        #expect(RPCErrorCode.notFound == -32001)
+        #expect(RPCErrorCode.conflict == -32002)
+        #expect(RPCErrorCode.lineTooLong == -32003)
     }
 
     @Test func errorMapping() {

@@ -36,7 +36,7 @@ import JSONCodec
             _ = try RPCRequest.decode(line: line)
             Issue.record("decoded")
         } catch {
-            #expect(error.error.code == RPCError.parseError)
+            #expect(error.error.code == RPCErrorCode.parseError)
             #expect(error.id == 41)
         }
     }

@@ -3,7 +3,7 @@ import BenchmarkSupport
 import ChangeFeed
 import ChatModel
 
-// The live chat index of the feed (SPEC §4, §8): a `RankedSet<ChatOrderKey>` of 1,000,000 chats.
+// The live chat index of the feed (docs/PROTOCOL.md, The live feed; Benchmarks/README.md): a `RankedSet<ChatOrderKey>` of 1,000,000 chats.
 //
 // Chat ids are 17 bytes ("chat:000000000042"), longer than Swift's 15-byte small-string form, so
 // every comparison of equal dates goes through the heap bytes as real ids would.
@@ -50,13 +50,16 @@ final class BumpedFeed: @unchecked Sendable {
     var now: Int64 = newestDate
     var rng = SplitMix64(seed: 7)
 
-    init(limit: Int?) {
+    /// With `sameList` more subscriptions like the first, and `otherList` subscriptions of the
+    /// archive, which the events never touch.
+    init(limit: Int?, sameList: Int = 0, otherList: Int = 0) {
         let chats = (0..<chatCount).map {
             Chat(id: chatID($0), title: "Chat \($0)", createdAt: 0, lastMessage: nil,
                  lastMessageDate: newestDate - Int64($0) * 1_000, unread: 0, revision: 1)
         }
-        feed = LiveFeed(chats: chats, options: FeedOptions(resetThreshold: .infinity))
-        _ = try! feed.subscribe(limit: limit, maxInFlight: 0)
+        feed = LiveFeed(chats: chats, options: FeedOptions(resetThreshold: .infinity, maxSubscriptions: 1 + sameList + otherList))
+        for _ in 0...sameList { _ = try! feed.subscribe(limit: limit, maxInFlight: 0) }
+        for _ in 0..<otherList { _ = try! feed.subscribe(view: ChatListView(list: .archive), limit: limit, maxInFlight: 0) }
     }
 
     /// The bottom chat gets a message: it moves to the top and changes.
@@ -183,6 +186,20 @@ let benchmarks: @Sendable () -> Void = {
             } setup: {
                 BumpedFeed(limit: limit)
             }
+        }
+    }
+
+    // Fan-out: the bottom chat bumped with 10 more subscriptions of the same full list (each
+    // costs a fraction of the first), and with 100 subscriptions of the archive beside the one of
+    // main (they cost nothing for an event of main: compare with the one-subscription row above).
+    for (label, sameList, otherList) in [("+ 10 of the same list", 10, 0), ("+ 100 of the archive", 0, 100)] {
+        Benchmark("ChangeFeed 1M, full list subscription \(label): bottom chat bumped to the top, batches out", configuration: perEvent) {
+            benchmark, live in
+            for _ in benchmark.scaledIterations {
+                blackHole(live.bumpBottom())
+            }
+        } setup: {
+            BumpedFeed(limit: nil, sameList: sameList, otherList: otherList)
         }
     }
 

@@ -4,7 +4,7 @@ import ChangeFeed
 import ChatModel
 import WireProtocol
 
-// Resume (SPEC §4): a client that shows a 10,000-row window comes back after some of its chats
+// Resume (docs/PROTOCOL.md, The live feed): a client that shows a 10,000-row window comes back after some of its chats
 // changed, and subscribes with `known`. Measured: the daemon's work for the response (the resume
 // diff and the result's JSON) and the response's bytes, beside a plain subscribe of the same window.
 

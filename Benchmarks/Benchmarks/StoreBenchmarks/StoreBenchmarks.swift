@@ -192,7 +192,7 @@ final class IngestFixture {
 
     init(name: String, cacheSizeKiB: Int?) throws {
         path = temporaryPath(name)
-        store = try ChatDatabase(path: path, options: StoreOptions(cacheSizeKiB: cacheSizeKiB))
+        store = try ChatDatabase(path: path, options: StoreOptions(durability: .normal, cacheSizeKiB: cacheSizeKiB))
         _ = try store.apply((0..<Self.chatCount).map { .createChat(id: "chat-\($0)", title: "Chat \($0)", createdAt: 0) })
         revision = try store.latestChangeSequence()
 

@@ -10,29 +10,59 @@ import Glibc
 /// which says whether anything really changed. Changes that `isForeign` finds to be the
 /// engine's own (`OwnCommitFilter`) wake nothing.
 ///
-/// Where inotify is unavailable (another OS, a file system without it), `start` returns false and
-/// the engine keeps polling at the configured interval.
-enum DatabaseWatcher {
+/// Where inotify is unavailable (another OS, a file system without it), `start` returns nil and
+/// the engine keeps polling at the configured interval. `stop()` ends the thread and closes the
+/// inotify descriptor (an engine is opened at every reconnect of an in-process client).
+final class DatabaseWatcher: Sendable {
+    /// The pipe whose write end wakes the watcher's `poll` to stop it. Both ends are closed by
+    /// `stop()` after the thread ended, so the write never meets a closed reader (no SIGPIPE).
+    private let stopPipe: (read: Int32, write: Int32)
+    private let finished = DispatchSemaphore(value: 0)
+
+    private init(stopPipe: (read: Int32, write: Int32)) {
+        self.stopPipe = stopPipe
+    }
+
     /// Starts a thread that pushes `.databaseChanged` into `queue` for writes to the database's
-    /// files, at most one pending at a time. Returns false when the directory cannot be watched.
+    /// files, at most one pending at a time. Returns nil when the directory cannot be watched.
     static func start(
         databasePath: String, into queue: InputQueue, isForeign: @escaping @Sendable () -> Bool = { true }
-    ) -> Bool {
+    ) -> DatabaseWatcher? {
         #if canImport(Glibc)
         let url = URL(fileURLWithPath: databasePath).standardizedFileURL
         let directory = url.deletingLastPathComponent().path
         let name = url.lastPathComponent
         let descriptor = inotify_init1(Int32(IN_CLOEXEC))
-        guard descriptor >= 0 else { return false }
+        guard descriptor >= 0 else { return nil }
         let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_MOVED_TO)
         guard inotify_add_watch(descriptor, directory, mask) >= 0 else {
             close(descriptor)
-            return false
+            return nil
         }
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else {
+            close(descriptor)
+            return nil
+        }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        let stopRead = ends[0]
+        let watcher = DatabaseWatcher(stopPipe: (ends[0], ends[1]))
+        let finished = watcher.finished
         let thread = Thread {
+            defer {
+                close(descriptor)
+                finished.signal()
+            }
             var buffer = [UInt8](repeating: 0, count: 64 << 10)
             let headerSize = MemoryLayout<inotify_event>.size
             while true {
+                var descriptors = [
+                    pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
+                    pollfd(fd: stopRead, events: Int16(POLLIN), revents: 0),
+                ]
+                let ready = poll(&descriptors, 2, -1)
+                if ready < 0 && errno == EINTR { continue }
+                guard ready > 0, descriptors[1].revents == 0 else { return }
                 let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
                 if count < 0 && errno == EINTR { continue }
                 guard count > 0 else { return }
@@ -50,11 +80,22 @@ enum DatabaseWatcher {
                 if relevant, isForeign(), !queue.push(.databaseChanged) { return }
             }
         }
-        thread.name = "chatfeedd.watcher"
+        thread.name = "chatfeed.watcher"
         thread.start()
-        return true
+        return watcher
         #else
-        return false
+        return nil
+        #endif
+    }
+
+    /// Ends the watcher's thread and waits until it has closed its descriptors.
+    func stop() {
+        #if canImport(Glibc)
+        var byte: UInt8 = 1
+        _ = write(stopPipe.write, &byte, 1)
+        finished.wait()
+        close(stopPipe.write)
+        close(stopPipe.read)
         #endif
     }
 }

@@ -1,19 +1,20 @@
+import ChatfeedEngine
 import Foundation
 
 /// Reads a file descriptor on a dedicated thread (Linux has no async `FileHandle.bytes`) and
-/// hands the chunks to the engine's queue, then `.endOfInput`.
+/// hands the chunks to the engine's session, then closes the session at end of file.
 enum InputReader {
-    static func start(fileDescriptor: Int32, into queue: InputQueue) {
+    static func start(fileDescriptor: Int32, into session: EngineSession) {
         let thread = Thread {
             var buffer = [UInt8](repeating: 0, count: 64 << 10)
             while true {
                 let count = buffer.withUnsafeMutableBytes { read(fileDescriptor, $0.baseAddress, $0.count) }
                 if count > 0 {
-                    if !queue.push(.bytes(Array(buffer[0..<count]))) { return }
+                    if !session.send(Array(buffer[0..<count])) { return }
                 } else if count < 0 && errno == EINTR {
                     continue
                 } else {
-                    queue.push(.endOfInput)
+                    session.close()
                     return
                 }
             }

@@ -9,15 +9,16 @@ import SQLite
 import Synchronization
 import WireProtocol
 
-/// The daemon's single serialization point: it owns the store connection, the feed and stdout,
-/// and handles every request and every commit, its own or another process's, in one order.
+/// The single serialization point: it owns the store connection, the feed and the sessions'
+/// outputs, and handles every request of every session and every commit, its own or another
+/// process's, in one order.
 ///
 /// Everything here runs on the engine thread; other threads only fill its input queue and request
-/// a shutdown (`ShutdownRequest`). A round takes all the input that has arrived, commits
+/// a stop (`ShutdownRequest`). A round takes all the input that has arrived, commits
 /// consecutive writes in one transaction (group commit), answers, catches the feed up from the
 /// change log, and writes the batches, without ever yielding in between.
 final class Engine: @unchecked Sendable {
-    private let options: ServerOptions
+    private let options: EngineOptions
     private let logger: Logger
     private let store: ChatDatabase
     /// Checkpoints the WAL on its own thread, so that commits here never wait for an fsync
@@ -27,10 +28,12 @@ final class Engine: @unchecked Sendable {
     private let ownCommits: OwnCommitFilter
     private let feed: LiveFeed
     private let queue: InputQueue
-    private let output: any EngineOutput
-    /// stdin for the daemon; nil in-process, where `InProcessEngine.send` fills the queue.
-    private let inputDescriptor: Int32?
-    private var framer: LineFramer
+    /// The open sessions, by id.
+    private var sessions: [Int: Session] = [:]
+    /// The session of each subscription.
+    private var subscriptionOwners: [String: Session] = [:]
+    /// Sessions whose requests wait for their output to drain.
+    private var heldSessions: [Int: Session] = [:]
     private var lastSequence: Int64
     private var lastDataVersion: Int64
     /// Writes waiting for the group commit, in arrival order.
@@ -46,12 +49,8 @@ final class Engine: @unchecked Sendable {
     /// from then on, and the daemon's exit status says so.
     private(set) var lostDatabase: ChatStoreError?
 
-    /// Opens (or creates) the database and loads the chat list. `queue` and `shutdown` are the
-    /// daemon's, so that a shutdown can be requested while this still loads.
-    init(
-        options: ServerOptions, logger: Logger, input: Int32?, output: any EngineOutput, queue: InputQueue,
-        shutdown: ShutdownRequest
-    ) throws {
+    /// Opens (or creates) the database and loads the chat list.
+    init(options: EngineOptions, logger: Logger, queue: InputQueue, shutdown: ShutdownRequest) throws {
         self.options = options
         self.logger = logger
         self.queue = queue
@@ -85,49 +84,47 @@ final class Engine: @unchecked Sendable {
         }
         feed = LiveFeed(chats: loaded.chats, options: options.feed)
         lastSequence = loaded.latestSequence
-        framer = LineFramer(maxLineBytes: options.maxLineBytes)
-        inputDescriptor = input
-        self.output = output
         logger.info("loaded chat list", metadata: [
             "chats": "\(loaded.chats.count)", "changeSequence": "\(loaded.latestSequence)",
             "database": "\(options.databasePath)",
         ])
     }
 
-    /// Runs until end of input, a shutdown request or a closed output; then commits what is
-    /// pending and flushes.
+    /// Runs until a stop is requested; then handles the input already received (held or not),
+    /// commits what is pending, ends every session and closes the store.
     func run() {
-        if let inputDescriptor { InputReader.start(fileDescriptor: inputDescriptor, into: queue) }
-        // With change notifications the poll is only a safety net, so an idle daemon sleeps.
-        let watching = DatabaseWatcher.start(
+        // With change notifications the poll is only a safety net, so an idle engine sleeps.
+        let watcher = DatabaseWatcher.start(
             databasePath: options.databasePath, into: queue, isForeign: ownCommits.isForeignChange)
-        let pollInterval = Double(watching ? max(options.pollIntervalMilliseconds, 1000) : options.pollIntervalMilliseconds) / 1000
+        let pollInterval = Double(watcher != nil ? max(options.pollIntervalMilliseconds, 1000) : options.pollIntervalMilliseconds) / 1000
         logger.debug("looking for other writers", metadata: [
-            "inotify": "\(watching)", "pollIntervalSeconds": "\(pollInterval)",
+            "inotify": "\(watcher != nil)", "pollIntervalSeconds": "\(pollInterval)",
         ])
-        var running = true
-        while running {
+        while true {
             let stopping = shutdown.isRequested
-            if !process(queue.takeAll(waitingAtMost: stopping ? 0 : pollInterval)) {
-                logger.info("end of input: shutting down")
-                running = false
-            }
+            let inputs = queue.takeAll(waitingAtMost: stopping ? 0 : pollInterval)
+            resumeHeldSessions()
+            process(inputs)
             lookForOtherWriters()
-            if !output.flush() || output.isPeerGone {
-                logger.info("stdout closed: shutting down")
-                running = false
-            }
+            flushSessions()
             if stopping {
-                logger.info("shutdown requested: the input already received is handled")
-                running = false
+                logger.info("stop requested: the input already received is handled")
+                break
             }
         }
-        // Whatever was read but not handled yet (stdout closed mid-round) is still committed.
+        watcher?.stop()
+        // Whatever was received but not handled yet (a reader gone mid-round, a session held) is
+        // still committed.
         queue.stop()
+        isStopping = true
+        resumeHeldSessions()
         process(queue.takeAll(waitingAtMost: 0))
-        output.flush()
+        for session in Array(sessions.values) { end(session) }
         closeStore()
     }
+
+    /// True once the last round began: held sessions are no longer held.
+    private var isStopping = false
 
     /// Leaves the database file whole on its own: the `-wal` file is checkpointed into it and
     /// emptied (a copy of the `.sqlite` file alone then holds every acknowledged write).
@@ -150,84 +147,188 @@ final class Engine: @unchecked Sendable {
         }
     }
 
-    /// Handles input in order and commits the writes among it. Returns false at end of input.
-    @discardableResult
-    private func process(_ inputs: [Input]) -> Bool {
-        var more = true
+    /// Handles input in order and commits the writes among it.
+    private func process(_ inputs: [Input]) {
         for input in inputs {
             switch input {
-            case .bytes(let bytes):
-                bytes.withUnsafeBytes { chunk in framer.feed(chunk) { handle($0) } }
-            case .endOfInput:
-                framer.finish { handle($0) }
-                more = false
+            case .opened(let record):
+                let session = Session(record, maxLineBytes: options.maxLineBytes)
+                sessions[record.id] = session
+                logger.debug("session opened", metadata: ["session": "\(record.id)", "identity": "\(record.identity)"])
+            case .bytes(let id, let bytes):
+                guard let session = sessions[id] else { continue }
+                bytes.withUnsafeBytes { chunk in session.framer.feed(chunk) { handle($0, from: session) } }
+            case .endOfInput(let id):
+                guard let session = sessions[id] else { continue }
+                session.framer.finish { handle($0, from: session) }
+                if session.heldEvents.isEmpty { end(session) } else { session.inputEnded = true }
             case .databaseChanged:
                 watcherWakes += 1  // lookForOtherWriters() checks every round
             }
         }
         commitPendingWrites()
-        return more
+    }
+
+    // MARK: Sessions
+
+    /// Flushes every session's output; a session whose reader is gone ends (what it sent is
+    /// still handled first).
+    private func flushSessions() {
+        for session in sessions.values where !session.output.flush() || session.output.isPeerGone {
+            guard !session.readerGone else { continue }
+            session.readerGone = true
+            logger.info("a session's reader is gone: ending the session", metadata: ["session": "\(session.id)"])
+            endSubscriptions(of: session)
+            queue.end(session.id)
+        }
+    }
+
+    /// Ends a session: its subscriptions end, its output finishes, and it is forgotten.
+    private func end(_ session: Session) {
+        commitPendingWrites()
+        endSubscriptions(of: session)
+        sessions[session.id] = nil
+        heldSessions[session.id] = nil
+        session.heldEvents.removeAll()
+        queue.end(session.id)
+        queue.forget(session.id)
+        logger.debug("session ended", metadata: ["session": "\(session.id)"])
+        // Ended before its output finishes: a reader that sees the end finds the session ended.
+        session.onEnd?()
+        session.output.finish()
+    }
+
+    private func endSubscriptions(of session: Session) {
+        for subscription in session.subscriptions.sorted() {
+            try? feed.unsubscribe(subscription)
+            subscriptionOwners[subscription] = nil
+        }
+        session.subscriptions.removeAll()
+    }
+
+    /// Handles the held requests of sessions whose output drained, in order, until one backs up
+    /// again. A held session's queue stays held until all its held requests are handled: only
+    /// the engine releases it, so a session over its limit never has its input taken.
+    private func resumeHeldSessions() {
+        for session in Array(heldSessions.values) {
+            // Still behind (more output came after a drain): a drain wakes the engine again.
+            if !isStopping, session.output.isBackedUp {
+                watchDrain(of: session)
+                continue
+            }
+            while !session.heldEvents.isEmpty, isStopping || !session.output.isBackedUp {
+                handle(session.heldEvents.removeFirst(), from: session)
+            }
+            if !session.heldEvents.isEmpty {
+                watchDrain(of: session)  // backed up again: its queue stays held
+                continue
+            }
+            heldSessions[session.id] = nil
+            queue.release(session.id)
+            if session.inputEnded { end(session) }
+        }
+        commitPendingWrites()
+    }
+
+    /// Keeps the session's further requests until its output drains (the queue keeps its input).
+    private func hold(_ session: Session) {
+        guard heldSessions[session.id] == nil else { return }
+        heldSessions[session.id] = session
+        queue.hold(session.id)
+        watchDrain(of: session)
+    }
+
+    /// Wakes the engine once the held session's reader caught up (at once when it has already).
+    private func watchDrain(of session: Session) {
+        let queue = self.queue
+        if !session.output.notifyWhenDrained({ queue.wake() }) {
+            queue.wake()  // drained already: the next round resumes it
+        }
     }
 
     // MARK: Requests
 
-    private func handle(_ event: LineFramer.Event) {
-        switch event {
-        case .tooLong(let prefix):
-            commitPendingWrites()
-            respond(id: JSONValue.readableID(in: prefix), error: .tooLong(limit: options.maxLineBytes), isNotification: false)
-        case .line(let line):
-            let request: RPCRequest
-            do {
-                request = try RPCRequest.decode(line: line)
-            } catch {
-                commitPendingWrites()
-                output.enqueue(error.responseLine)
-                logger.debug("bad request line", metadata: ["error": "\(error)"])
-                return
+    private func handle(_ event: LineFramer.Event, from session: Session) {
+        if !isStopping, !session.heldEvents.isEmpty || session.output.isBackedUp {
+            // The reader is behind: this request waits (other sessions go on).
+            switch event {
+            case .line(let line): session.heldEvents.append(.line(Array(line)))
+            case .tooLong(let prefix): session.heldEvents.append(.tooLong(prefix: Array(prefix)))
             }
-            handle(request)
+            hold(session)
+            return
+        }
+        switch event {
+        case .line(let line): handle(line: line, from: session)
+        case .tooLong(let prefix): handleTooLong(prefix: prefix, from: session)
         }
     }
 
-    private func handle(_ request: RPCRequest) {
+    private func handle(_ event: HeldEvent, from session: Session) {
+        switch event {
+        case .line(let line): line.withUnsafeBytes { handle(line: $0, from: session) }
+        case .tooLong(let prefix): prefix.withUnsafeBytes { handleTooLong(prefix: $0, from: session) }
+        }
+    }
+
+    private func handleTooLong(prefix: UnsafeRawBufferPointer, from session: Session) {
+        commitPendingWrites()
+        respond(
+            id: JSONValue.readableID(in: prefix), error: .tooLong(limit: options.maxLineBytes), isNotification: false,
+            to: session)
+    }
+
+    private func handle(line: UnsafeRawBufferPointer, from session: Session) {
+        let request: RPCRequest
+        do {
+            request = try RPCRequest.decode(line: line)
+        } catch {
+            commitPendingWrites()
+            session.output.enqueue(error.responseLine)
+            logger.debug("bad request line", metadata: ["error": "\(error)", "session": "\(session.id)"])
+            return
+        }
+        handle(request, from: session)
+    }
+
+    private func handle(_ request: RPCRequest, from session: Session) {
         let command: WireCommand
         do {
             command = try WireCommand(request, now: currentMilliseconds())
         } catch {
             if WireMethod(rawValue: request.method)?.isWrite == true {
-                queueWrite(id: request.id, method: request.method, .failure(error))
+                queueWrite(id: request.id, method: request.method, .failure(error), from: session)
             } else {
                 commitPendingWrites()
-                respond(id: request.id, error: error, isNotification: request.isNotification, method: request.method)
+                respond(id: request.id, error: error, isNotification: request.isNotification, method: request.method, to: session)
             }
             return
         }
         if case .write(let event) = command {
-            queueWrite(id: request.id, method: request.method, .success(event))
+            queueWrite(id: request.id, method: request.method, .success(event), from: session)
             return
         }
         // Reads see every write before them, this process's and others'.
         commitPendingWrites()
         lookForOtherWriters()
         do {
-            let (result, released) = try answer(command)
+            let (result, released) = try answer(command, from: session)
             if let id = request.id {
                 switch result {
                 case .value(let value): RPCMessage.appendResultResponse(id: id, result: value, to: &outputBuffer)
                 case .raw(let write): RPCMessage.appendResultResponse(id: id, to: &outputBuffer, writeResult: write)
                 }
             }
+            flushOutputBuffer(to: session)
             enqueue(released)
         } catch {
-            respond(id: request.id, error: Self.rpcError(error), isNotification: request.isNotification, method: request.method)
+            respond(id: request.id, error: Self.rpcError(error), isNotification: request.isNotification, method: request.method, to: session)
         }
-        flushOutputBuffer()
     }
 
     /// The result of a read or feed request, and the notifications it releases (an ack's), which
     /// go out after its response.
-    private func answer(_ command: WireCommand) throws -> (Answer, [FeedNotification]) {
+    private func answer(_ command: WireCommand, from session: Session) throws -> (Answer, [FeedNotification]) {
         switch command {
         case .write:
             preconditionFailure("writes are committed in groups")
@@ -247,8 +348,10 @@ final class Engine: @unchecked Sendable {
         case .subscribe(let params):
             let snapshot = try feed.subscribe(
                 view: params.view, limit: params.limit, maxInFlight: params.maxInFlight, known: params.known)
+            subscriptionOwners[snapshot.subscription] = session
+            session.subscriptions.insert(snapshot.subscription)
             logger.info("subscribed", metadata: [
-                "subscription": "\(snapshot.subscription)", "limit": "\(params.limit.map(String.init) ?? "all")",
+                "subscription": "\(snapshot.subscription)", "session": "\(session.id)", "limit": "\(params.limit.map(String.init) ?? "all")",
                 "list": "\(params.view)",
                 "known": "\(params.known.map { String($0.count) } ?? "none")",
                 "resumedWith": "\(params.known == nil ? "items" : snapshot.batches.map { "\($0.count) batches" } ?? "items (reset rule)")",
@@ -266,12 +369,25 @@ final class Engine: @unchecked Sendable {
                     items: snapshot.items, to: &$0)
             }, [])
         case .ack(let params):
+            try checkOwner(of: params.subscription, is: session)
             return (.value(.object([:])), try feed.acknowledge(params.subscription, seq: Int(params.seq)))
         case .unsubscribe(let params):
+            try checkOwner(of: params.subscription, is: session)
             try feed.unsubscribe(params.subscription)
+            subscriptionOwners[params.subscription] = nil
+            session.subscriptions.remove(params.subscription)
             return (.value(.object([:])), [])
         case .stats:
             return (.value(try statistics()), [])
+        case .version:
+            return (.value(ServerVersion().jsonValue), [])
+        }
+    }
+
+    /// Another session's subscription is not found for this one (docs/PROTOCOL.md).
+    private func checkOwner(of subscription: String, is session: Session) throws(ChatError) {
+        guard subscriptionOwners[subscription] === session else {
+            throw .notFound(kind: "subscription", id: subscription)
         }
     }
 
@@ -283,38 +399,27 @@ final class Engine: @unchecked Sendable {
 
     private func statistics() throws -> JSONValue {
         let stats = try store.stats()
-        let subscriptions = feed.subscriptionStats.map { subscription -> JSONValue in
-            .object([
-                "subscription": .string(subscription.subscription),
-                "list": .string(subscription.view.list.rawValue),
-                "unreadOnly": .bool(subscription.view.unreadOnly),
-                "limit": subscription.limit.map(JSONValue.integer) ?? .null,
-                "maxInFlight": .integer(subscription.maxInFlight),
-                "lastSentSeq": .integer(subscription.lastSentSeq),
-                "lastAckedSeq": .integer(subscription.lastAckedSeq),
-                "pendingChats": .integer(subscription.pendingChats),
-                "deferredPending": .bool(subscription.deferredPending),
-                "resetPending": .bool(subscription.resetPending),
-            ])
-        }
-        return .object([
-            "chats": .integer(stats.chats),
-            "messages": .integer(stats.messages),
-            "latestChangeSequence": .integer(stats.latestChangeSequence),
-            "uptimeMs": .integer(Int64(Date().timeIntervalSince(startedAt) * 1000)),
-            "subscriptions": .array(subscriptions),
-        ])
+        return ServerStats(
+            chats: stats.chats, messages: stats.messages, latestChangeSequence: stats.latestChangeSequence,
+            uptimeMilliseconds: Int64(Date().timeIntervalSince(startedAt) * 1000), sessions: sessions.count,
+            subscriptions: feed.subscriptionStats.map {
+                ServerSubscriptionStats(
+                    subscription: $0.subscription, list: $0.view.list, unreadOnly: $0.view.unreadOnly, limit: $0.limit,
+                    maxInFlight: $0.maxInFlight, lastSentSeq: Int64($0.lastSentSeq), lastAckedSeq: Int64($0.lastAckedSeq),
+                    pendingChats: $0.pendingChats, deferredPending: $0.deferredPending, resetPending: $0.resetPending)
+            }
+        ).jsonValue
     }
 
     // MARK: Writes and the feed
 
-    private func queueWrite(id: JSONValue?, method: String, _ event: Result<ChatEvent, RPCError>) {
+    private func queueWrite(id: JSONValue?, method: String, _ event: Result<ChatEvent, RPCError>, from session: Session) {
         var event = event
         if options.store.readOnly, case .success = event {
             event = .failure(RPCError(
-                code: RPCError.readOnly, message: "read-only: chatfeedd was started with --read-only and takes no writes"))
+                code: .readOnly, message: "read-only: chatfeedd was started with --read-only and takes no writes"))
         }
-        pendingWrites.append(PendingWrite(id: id, method: method, event: event))
+        pendingWrites.append(PendingWrite(session: session, id: id, method: method, event: event))
         if pendingWrites.count >= options.groupCommitMaxEvents { commitPendingWrites() }
     }
 
@@ -349,9 +454,8 @@ final class Engine: @unchecked Sendable {
             let failure = Self.rpcError(error)
             for write in writes {
                 let error = if case .failure(let invalid) = write.event { invalid } else { failure }
-                respond(id: write.id, error: error, isNotification: write.id == nil, method: write.method)
+                respond(id: write.id, error: error, isNotification: write.id == nil, method: write.method, to: write.session)
             }
-            flushOutputBuffer()
             return nil
         }
         groupCommits += 1
@@ -370,21 +474,23 @@ final class Engine: @unchecked Sendable {
         for write in writes.prefix(committed) {
             switch write.event {
             case .failure(let error):
-                respond(id: write.id, error: error, isNotification: write.id == nil, method: write.method)
+                respond(id: write.id, error: error, isNotification: write.id == nil, method: write.method, to: write.session)
             case .success:
                 switch outcomes.popLast()! {
                 case .success(let result):
-                    if let id = write.id { RPCMessage.appendResultResponse(id: id, to: &outputBuffer, writeResult: result.appendJSON) }
+                    if let id = write.id {
+                        RPCMessage.appendResultResponse(id: id, to: &outputBuffer, writeResult: result.appendJSON)
+                        flushOutputBuffer(to: write.session)
+                    }
                 case .failure(let error):
-                    respond(id: write.id, error: RPCError(error), isNotification: write.id == nil, method: write.method)
+                    respond(id: write.id, error: RPCError(error), isNotification: write.id == nil, method: write.method, to: write.session)
                 }
             }
         }
-        flushOutputBuffer()
         checkpointer?.commitHappened()
         catchUp()
         // Answer as soon as the group is durable, not at the end of the round.
-        output.flush()
+        for session in sessions.values { session.output.flush() }
         return committed
     }
 
@@ -403,8 +509,8 @@ final class Engine: @unchecked Sendable {
     /// because the database file is gone are read-only.
     private static func rpcError(_ error: any Error) -> RPCError {
         switch error as? ChatStoreError {
-        case .storageFull: return RPCError(code: RPCError.storageFull, message: "\(error)")
-        case .fileGone: return RPCError(code: RPCError.readOnly, message: "read-only: \(error)")
+        case .storageFull: return RPCError(code: .storageFull, message: "\(error)")
+        case .fileGone: return RPCError(code: .readOnly, message: "read-only: \(error)")
         default: break
         }
         return RPCError(mapping: error)
@@ -469,25 +575,30 @@ final class Engine: @unchecked Sendable {
 
     // MARK: Output
 
+    /// Where a message is written before it goes to its session's output.
     private var outputBuffer: [UInt8] = []
 
-    private func flushOutputBuffer() {
+    private func flushOutputBuffer(to session: Session) {
         guard !outputBuffer.isEmpty else { return }
-        output.enqueue(outputBuffer)
+        session.output.enqueue(outputBuffer)
         outputBuffer.removeAll(keepingCapacity: true)
     }
 
-    private func respond(id: JSONValue?, error: RPCError, isNotification: Bool, method: String? = nil) {
+    private func respond(id: JSONValue?, error: RPCError, isNotification: Bool, method: String? = nil, to session: Session) {
         if isNotification {
-            logger.warning("notification failed", metadata: ["method": "\(method ?? "?")", "error": "\(error)"])
+            logger.warning("notification failed", metadata: [
+                "method": "\(method ?? "?")", "error": "\(error)", "session": "\(session.id)",
+            ])
             return
         }
         RPCMessage.appendErrorResponse(id: id ?? .null, error: error, to: &outputBuffer)
-        flushOutputBuffer()
+        flushOutputBuffer(to: session)
     }
 
+    /// Writes each notification to the session of its subscription.
     private func enqueue(_ notifications: [FeedNotification]) {
         for notification in notifications {
+            guard let session = subscriptionOwners[notification.subscription] else { continue }
             switch notification {
             case .batch(let subscription, let seq, let counts, let batch):
                 RPCMessage.appendNotification(method: WireMethod.feedBatchNotification, to: &outputBuffer) {
@@ -502,14 +613,46 @@ final class Engine: @unchecked Sendable {
                         unread: counts.unread, items: items, to: &$0)
                 }
             }
+            flushOutputBuffer(to: session)
         }
-        flushOutputBuffer()
     }
+}
+
+/// What the engine thread keeps of an open session.
+private final class Session {
+    let id: Int
+    let identity: SessionIdentity
+    let output: any EngineOutput
+    let onEnd: (@Sendable () -> Void)?
+    var framer: LineFramer
+    /// The subscriptions it made and has not ended.
+    var subscriptions: Set<String> = []
+    /// Requests that arrived while its output was backed up, in order.
+    var heldEvents: [HeldEvent] = []
+    /// Its input ended while requests were held: it ends once they are handled.
+    var inputEnded = false
+    /// Its reader is gone: what it sent is still handled, the answers are dropped.
+    var readerGone = false
+
+    init(_ record: SessionRecord, maxLineBytes: Int) {
+        id = record.id
+        identity = record.identity
+        output = record.output
+        onEnd = record.onEnd
+        framer = LineFramer(maxLineBytes: maxLineBytes)
+    }
+}
+
+/// A framed request kept while its session is held.
+private enum HeldEvent {
+    case line([UInt8])
+    case tooLong(prefix: [UInt8])
 }
 
 /// A write request waiting for the group commit: its event, or the error of its params (a write
 /// whose params were invalid waits too, so that responses keep the order of the requests).
 private struct PendingWrite {
+    var session: Session
     var id: JSONValue?
     var method: String
     var event: Result<ChatEvent, RPCError>

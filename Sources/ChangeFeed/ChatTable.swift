@@ -1,0 +1,168 @@
+import ChatModel
+
+/// Every chat of the index, by id: the chats in one array (the array the store loaded, taken
+/// over without a copy), found through an open-addressing table of 8-byte buckets.
+///
+/// A `[String: Chat]` of 1,000,000 chats copies every chat into 2²¹ buckets of key and value
+/// (≈ 335 bytes a chat) and retains each id and string on the way in; this keeps the chats once,
+/// at their stride, and adds 16 bytes a chat of buckets at most.
+///
+/// Each bucket holds a chat's slot in `chats` (plus one; 0 is an empty bucket) and the low 32
+/// bits of its id's hash, which place it (linear probing) and filter the probes before an id is
+/// compared. A removed chat's slot holds a placeholder until a new chat reuses it; removals
+/// shift the following buckets back, so there are no tombstones.
+///
+/// Ids compare as `String`s do (canonical equivalence), as a `Dictionary` would.
+@usableFromInline
+struct ChatTable {
+    /// The chats by slot; a slot in `freeSlots` holds a placeholder.
+    @usableFromInline var chats: [Chat]
+    @usableFromInline var freeSlots: [Int32] = []
+    /// `UInt64(slot + 1) | UInt64(hash32) << 32`, or 0 for an empty bucket; a power of two long.
+    @usableFromInline var buckets: [UInt64]
+    @usableFromInline var count: Int
+
+    /// A table of `chats`, which must have distinct ids (a repeated id stops the program).
+    ///
+    /// - Complexity: O(n) hashes.
+    @usableFromInline
+    init(chats: [Chat]) {
+        precondition(chats.count < Int(Int32.max), "ChatTable: fewer than 2^31 chats")
+        self.chats = chats
+        count = chats.count
+        buckets = [UInt64](repeating: 0, count: Self.bucketCount(for: chats.count))
+        let mask = buckets.count - 1
+        self.chats.withUnsafeBufferPointer { chats in
+            buckets.withUnsafeMutableBufferPointer { buckets in
+                for slot in chats.indices {
+                    let hash = Self.hash(chats[slot].id)
+                    var bucket = Int(hash) & mask
+                    while buckets[bucket] != 0 {
+                        precondition(
+                            UInt32(truncatingIfNeeded: buckets[bucket] >> 32) != hash
+                                || chats[Int(buckets[bucket] & 0xFFFF_FFFF) - 1].id != chats[slot].id,
+                            "ChatTable: the id \(chats[slot].id) twice")
+                        bucket = (bucket + 1) & mask
+                    }
+                    buckets[bucket] = UInt64(slot + 1) | UInt64(hash) << 32
+                }
+            }
+        }
+    }
+
+    /// Buckets for `count` chats: a power of two, at most 3/4 full, at least 16.
+    @usableFromInline
+    static func bucketCount(for count: Int) -> Int {
+        var buckets = 16
+        while buckets / 4 * 3 < count { buckets *= 2 }
+        return buckets
+    }
+
+    @inlinable
+    static func hash(_ id: String) -> UInt32 {
+        UInt32(truncatingIfNeeded: id.hashValue)
+    }
+
+    /// The bucket holding `id`, or nil. O(1) expected.
+    @inlinable
+    func bucket(of id: String, hash: UInt32) -> Int? {
+        buckets.withUnsafeBufferPointer { buckets in
+            let mask = buckets.count - 1
+            var bucket = Int(hash) & mask
+            while true {
+                let entry = buckets[bucket]
+                if entry == 0 { return nil }
+                if UInt32(truncatingIfNeeded: entry >> 32) == hash,
+                   chats.withUnsafeBufferPointer({ $0[Int(entry & 0xFFFF_FFFF) - 1].id == id }) {
+                    return bucket
+                }
+                bucket = (bucket + 1) & mask
+            }
+        }
+    }
+
+    /// The chat with `id`, if any. O(1) expected.
+    @inlinable
+    func chat(id: String) -> Chat? {
+        guard let bucket = bucket(of: id, hash: Self.hash(id)) else { return nil }
+        return chats[Int(buckets[bucket] & 0xFFFF_FFFF) - 1]
+    }
+
+    /// Inserts `chat`, or replaces the chat with its id; returns the chat replaced. O(1) amortized.
+    @usableFromInline
+    mutating func update(_ chat: Chat) -> Chat? {
+        let hash = Self.hash(chat.id)
+        if let bucket = bucket(of: chat.id, hash: hash) {
+            let slot = Int(buckets[bucket] & 0xFFFF_FFFF) - 1
+            let previous = chats[slot]
+            chats[slot] = chat
+            return previous
+        }
+        if (count + 1) > buckets.count / 4 * 3 { grow() }
+        let slot: Int
+        if let free = freeSlots.popLast() {
+            slot = Int(free)
+            chats[slot] = chat
+        } else {
+            precondition(chats.count < Int(Int32.max) - 1, "ChatTable: fewer than 2^31 chats")
+            slot = chats.count
+            chats.append(chat)
+        }
+        place(slot: slot, hash: hash)
+        count += 1
+        return nil
+    }
+
+    /// Removes the chat with `id` and returns it, if any. O(1) expected.
+    @usableFromInline
+    mutating func remove(id: String) -> Chat? {
+        guard var hole = bucket(of: id, hash: Self.hash(id)) else { return nil }
+        let slot = Int(buckets[hole] & 0xFFFF_FFFF) - 1
+        let removed = chats[slot]
+        chats[slot] = Self.placeholder
+        freeSlots.append(Int32(slot))
+        count -= 1
+        // Backward-shift deletion: move back every following entry whose probe passed the hole.
+        buckets.withUnsafeMutableBufferPointer { buckets in
+            let mask = buckets.count - 1
+            var next = hole
+            while true {
+                next = (next + 1) & mask
+                let entry = buckets[next]
+                if entry == 0 { break }
+                let home = Int(UInt32(truncatingIfNeeded: entry >> 32)) & mask
+                // The entry stays when its home lies cyclically in (hole, next].
+                let stays = hole <= next ? (hole < home && home <= next) : (hole < home || home <= next)
+                if stays { continue }
+                buckets[hole] = entry
+                hole = next
+            }
+            buckets[hole] = 0
+        }
+        return removed
+    }
+
+    /// What a free slot holds.
+    @usableFromInline
+    static let placeholder = Chat(id: "", title: "", createdAt: 0, lastMessage: nil, lastMessageDate: 0, unread: 0, revision: 0)
+
+    @usableFromInline
+    mutating func place(slot: Int, hash: UInt32) {
+        buckets.withUnsafeMutableBufferPointer { buckets in
+            let mask = buckets.count - 1
+            var bucket = Int(hash) & mask
+            while buckets[bucket] != 0 { bucket = (bucket + 1) & mask }
+            buckets[bucket] = UInt64(slot + 1) | UInt64(hash) << 32
+        }
+    }
+
+    /// Doubles the buckets and places every entry again (its hash is in its bucket). O(n).
+    @usableFromInline
+    mutating func grow() {
+        let old = buckets
+        buckets = [UInt64](repeating: 0, count: old.count * 2)
+        for entry in old where entry != 0 {
+            place(slot: Int(entry & 0xFFFF_FFFF) - 1, hash: UInt32(truncatingIfNeeded: entry >> 32))
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import ChatModel
+import ListDiff
+
+/// The rows a subscriber shows — the list its last notification brought it to — as order keys
+/// and revisions: 40 bytes a row, the ids sharing the index's storage.
+///
+/// A waiting subscription keeps these instead of an entry per changed chat once the chats
+/// changed since its last batch cost more than its rows (docs/PROTOCOL.md, The live feed, "coalesce"): from then on an
+/// event costs it nothing, and its next batch is computed from these rows to its current list,
+/// as a resume from `known` is. Subscriptions of one view and window that were brought to the
+/// same moment hold one shared buffer (the array is copy-on-write and never mutated).
+struct ShownList {
+    struct Row {
+        /// The chat's order key when it was shown (its id is the row's id).
+        var key: ChatOrderKey
+        /// The revision of the content shown.
+        var revision: Int64
+    }
+
+    /// In the subscriber's order.
+    let rows: [Row]
+
+    /// The first `limit` rows (all when nil) of `view` as the subscriber last saw them: the
+    /// current index with every chat of `known` (what the subscriber saw of each chat changed
+    /// since) put back where it was.
+    ///
+    /// - Complexity: O(log n + r + d log d) for r rows and d known chats in a list of n.
+    init(index: ChatIndex, view: ChatListView, known: [String: KnownChat], limit: Int?) {
+        let rowCount = index.count(of: view)
+        // An unchanged chat among the first `limit` rows then is among the first `limit + d` now.
+        let scanned = limit.map { $0 > rowCount - known.count ? rowCount : $0 + known.count } ?? rowCount
+        let wanted = min(limit ?? Int.max, scanned + known.count)
+        var unchanged: [Row] = []
+        unchanged.reserveCapacity(scanned)
+        for key in index.keys(from: 0, count: scanned, in: view) where known[key.id] == nil {
+            unchanged.append(Row(key: key, revision: index.chat(id: key.id)!.revision))
+        }
+        var changed: [Row] = []
+        changed.reserveCapacity(known.count)
+        for was in known.values {
+            if let chat = was.chat, view.contains(chat) { changed.append(Row(key: chat.orderKey, revision: chat.revision)) }
+        }
+        changed.sort { $0.key < $1.key }
+        // Merge the two sorted runs, up to `wanted` rows.
+        var rows: [Row] = []
+        rows.reserveCapacity(min(wanted, unchanged.count + changed.count))
+        var u = 0
+        var c = 0
+        while rows.count < wanted, u < unchanged.count || c < changed.count {
+            if c == changed.count || (u < unchanged.count && unchanged[u].key < changed[c].key) {
+                rows.append(unchanged[u])
+                u += 1
+            } else {
+                rows.append(changed[c])
+                c += 1
+            }
+        }
+        self.rows = rows
+    }
+
+    /// The batches that take these rows to `current` (the subscription's list now): only the
+    /// chats whose order key changed may move (docs/PROTOCOL.md, Applying a batch), a row whose revision changed gets its
+    /// current content in the deferred batch.
+    ///
+    /// - Complexity: O((r + m) log(r + m)) for r rows shown and m current rows.
+    func diff(to current: [Chat]) -> ListDiffResult<Chat> {
+        var shownByID = [String: Row](minimumCapacity: rows.count)
+        for row in rows { shownByID[row.key.id] = row }
+        var keyChanged = Set<String>()
+        for chat in current {
+            if let row = shownByID[chat.id], row.revision != chat.revision, row.key != chat.orderKey {
+                keyChanged.insert(chat.id)
+            }
+        }
+        let old = rows.map { ResumeRow(id: $0.key.id, revision: $0.revision, chat: nil) }
+        let new = current.map { ResumeRow(id: $0.id, revision: $0.revision, chat: $0) }
+        let result: ListDiffResult<ResumeRow>
+        do {
+            result = try ListDiffer.diff(from: old, to: new, orderKeyChanged: keyChanged)
+        } catch {
+            // Ids are distinct and unchanged keys keep their order in both lists, so this cannot
+            // happen; the blind diff still brings the subscriber to `current`.
+            assertionFailure("the shown rows contradict the list: \(error)")
+            result = (try? ListDiffer.diff(from: old, to: new)) ?? ListDiffResult(structural: nil, updates: nil)
+        }
+        // Inserted and updated rows come from `current`, so each has its chat.
+        return ListDiffResult(
+            structural: result.structural?.mapItems { $0.chat! }, updates: result.updates?.mapItems { $0.chat! })
+    }
+}

@@ -1,0 +1,162 @@
+import ChatStore
+import Foundation
+import Logging
+import Synchronization
+
+/// The engine: the one serialization point that owns the store and the feed, serving any number
+/// of sessions (docs/PROTOCOL.md, The live feed). Each session is a connection — the daemon's stdin/stdout, an in-process
+/// client, a WebSocket — with JSON-RPC lines in and out (docs/PROTOCOL.md); the requests of all
+/// sessions are handled on one thread, in one order, and each session's answers and feed
+/// notifications go to that session's output only. A subscription belongs to its session and ends
+/// with it.
+///
+/// Several in-process clients can share one engine (an app and its extension): open one session
+/// each. `stop()` ends every session: pending writes commit, answers are delivered, the database
+/// is closed.
+public final class ChatEngine: Sendable {
+    public let options: EngineOptions
+    private let queue = InputQueue()
+    private let shutdown = ShutdownRequest()
+    private let stopped = DispatchSemaphore(value: 0)
+    private let stoppedFlag = Flag()
+    private let nextSession = Atomic<Int>(1)
+    private let engine: Engine
+
+    /// Opens (or creates) the database of `options` and loads the chat list on the caller's thread
+    /// (so that a database that cannot be opened throws here), then starts the engine thread.
+    public init(options: EngineOptions, logger: Logger = Logger(label: "chatfeed.engine")) throws {
+        self.options = options
+        let engine = try Engine(options: options, logger: logger, queue: queue, shutdown: shutdown)
+        self.engine = engine
+        let (stopped, stoppedFlag) = (self.stopped, self.stoppedFlag)
+        let thread = Thread {
+            engine.run()
+            stoppedFlag.set()
+            stopped.signal()
+        }
+        thread.name = "chatfeed.engine"
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+
+    /// Opens a session whose lines the engine writes to `output` (stdout, a socket): the engine
+    /// calls `output` on its own thread only. `onEnd` is called once, on the engine thread, when
+    /// the session ends (end of its input, its reader gone, or the engine stopping).
+    public func openSession(
+        identity: SessionIdentity = .trusted, output: any EngineOutput, onEnd: (@Sendable () -> Void)? = nil
+    ) -> EngineSession {
+        let id = nextSession.wrappingAdd(1, ordering: .relaxed).oldValue
+        let record = SessionRecord(id: id, identity: identity, output: output, onEnd: onEnd)
+        if !queue.push(.opened(record)) {
+            output.finish()
+            onEnd?()
+        }
+        return EngineSession(id: id, identity: identity, queue: queue)
+    }
+
+    /// Opens an in-process session: its lines come as an async sequence, and while more than
+    /// `options.sessionOutputLimitBytes` of them are unread the engine holds its requests.
+    public func openInProcessSession(identity: SessionIdentity = .trusted) -> InProcessSession {
+        let output = LineOutput(limitBytes: options.sessionOutputLimitBytes)
+        let ended = Flag()
+        let session = openSession(identity: identity, output: output, onEnd: { ended.set() })
+        return InProcessSession(session: session, output: output, ended: ended)
+    }
+
+    /// Ends every session and stops: the input already received is handled, pending writes
+    /// commit, answers flush, the database closes. Returns at once; see `waitUntilStopped()`.
+    public func stop() {
+        shutdown.request()
+        queue.wake()
+    }
+
+    /// True once the engine thread has ended.
+    public var isStopped: Bool { stoppedFlag.isSet }
+
+    /// Why the engine refused writes for good — the database file was deleted or replaced under
+    /// it — once it has stopped; nil while it runs and when nothing went wrong. The daemon exits
+    /// with a failure status when this is set.
+    public var lostDatabase: ChatStoreError? {
+        isStopped ? engine.lostDatabase : nil
+    }
+
+    /// Blocks the calling thread until the engine has stopped (not for a task of the cooperative pool).
+    public func waitUntilStopped() {
+        stopped.wait()
+        stopped.signal()
+    }
+}
+
+/// One session's input: its request bytes go to the engine through `send`, tagged with it.
+public final class EngineSession: Sendable {
+    /// Unique within its engine.
+    public let id: Int
+    public let identity: SessionIdentity
+    private let queue: InputQueue
+
+    init(id: Int, identity: SessionIdentity, queue: InputQueue) {
+        self.id = id
+        self.identity = identity
+        self.queue = queue
+    }
+
+    /// Hands request bytes (whole lines, each ending in `\n`; a line may also span calls) to the
+    /// engine. Waits while this session's queued input is full (256 KiB) or, its output backed up,
+    /// held; returns false once the session has ended or the engine has stopped.
+    @discardableResult
+    public func send(_ bytes: [UInt8]) -> Bool {
+        queue.push(.bytes(session: id, bytes))
+    }
+
+    /// Ends the session's input: the engine answers what it has, ends the session's
+    /// subscriptions and finishes its output.
+    public func close() {
+        queue.end(id)
+    }
+}
+
+/// An in-process session: requests in through `send`, the engine's response and notification
+/// lines out through `lines`.
+public final class InProcessSession: Sendable {
+    public let session: EngineSession
+    /// The engine's lines for this session, each without its `\n`, in order. Finishes when the
+    /// session ends.
+    public let lines: AsyncStream<[UInt8]>
+    private let output: LineOutput
+    private let ended: Flag
+
+    init(session: EngineSession, output: LineOutput, ended: Flag) {
+        self.session = session
+        self.lines = output.lines
+        self.output = output
+        self.ended = ended
+    }
+
+    /// See `EngineSession.send(_:)`.
+    @discardableResult
+    public func send(_ bytes: [UInt8]) -> Bool { session.send(bytes) }
+
+    /// Ends the session: what was sent is answered, then `lines` finishes.
+    public func close() { session.close() }
+
+    /// True once the engine has ended the session.
+    public var isEnded: Bool { ended.isSet }
+
+    /// Bytes of output lines the engine delivered and `lines` has not yielded yet.
+    public var unreadOutputBytes: Int { output.unreadBytes }
+}
+
+/// What the engine thread knows of a session when it opens.
+struct SessionRecord: @unchecked Sendable {
+    var id: Int
+    var identity: SessionIdentity
+    var output: any EngineOutput
+    var onEnd: (@Sendable () -> Void)?
+}
+
+/// A flag set once, from any thread.
+final class Flag: Sendable {
+    private let value = Mutex(false)
+    func set() { value.withLock { $0 = true } }
+    var isSet: Bool { value.withLock { $0 } }
+}

@@ -1,0 +1,62 @@
+import ChangeFeed
+import ChatStore
+
+/// Everything the engine needs to know to run. The daemon fills it from the configuration file
+/// and the command line (ChatfeedConfig); an embedder builds it in code and gets the same
+/// defaults as the daemon (the configuration table reads its defaults from here).
+public struct EngineOptions: Sendable {
+    public var databasePath: String
+    public var store: StoreOptions
+    public var feed: FeedOptions
+    /// How often to look for commits by other processes (PRAGMA data_version) where inotify is
+    /// unavailable, in milliseconds.
+    public var pollIntervalMilliseconds: Int
+    /// The longest request line accepted, in bytes.
+    public var maxLineBytes: Int
+    /// The most writes committed in one transaction.
+    public var groupCommitMaxEvents: Int
+    /// The longest the engine holds the write lock for one group commit, so that other
+    /// processes' writers get in between groups.
+    public var groupCommitMaxMilliseconds: Int
+    /// Run `PRAGMA quick_check` at start and refuse a damaged database.
+    public var quickCheckAtStart: Bool
+    /// How long after a commit the background checkpoint copies the write-ahead log into the
+    /// database: pages changed by several commits in between are copied once.
+    public var checkpointIntervalMilliseconds: Int
+    /// The most output bytes an in-process session may leave unread: past it, the engine stops
+    /// handling that session's requests until its reader catches up (other sessions go on).
+    public var sessionOutputLimitBytes: Int
+
+    /// The defaults, one place: `Config/chatfeed.json` and the README's table are checked against them.
+    public static let defaultPollIntervalMilliseconds = 20
+    public static let defaultMaxLineBytes = 1 << 20
+    public static let defaultGroupCommitMaxEvents = 1000
+    public static let defaultGroupCommitMaxMilliseconds = 20
+    public static let defaultQuickCheckAtStart = true
+    public static let defaultCheckpointIntervalMilliseconds = 1000
+    public static let defaultSessionOutputLimitBytes = 4 << 20
+    /// The store of an engine that names none: `StoreOptions()`, the configuration's defaults
+    /// (every commit on the disk before it is answered, a 64 MiB page cache).
+    public static let defaultStore = StoreOptions()
+
+    public init(
+        databasePath: String, store: StoreOptions = defaultStore, feed: FeedOptions = FeedOptions(),
+        pollIntervalMilliseconds: Int = defaultPollIntervalMilliseconds, maxLineBytes: Int = defaultMaxLineBytes,
+        groupCommitMaxEvents: Int = defaultGroupCommitMaxEvents,
+        groupCommitMaxMilliseconds: Int = defaultGroupCommitMaxMilliseconds,
+        quickCheckAtStart: Bool = defaultQuickCheckAtStart,
+        checkpointIntervalMilliseconds: Int = defaultCheckpointIntervalMilliseconds,
+        sessionOutputLimitBytes: Int = defaultSessionOutputLimitBytes
+    ) {
+        self.databasePath = databasePath
+        self.store = store
+        self.feed = feed
+        self.pollIntervalMilliseconds = pollIntervalMilliseconds
+        self.maxLineBytes = maxLineBytes
+        self.groupCommitMaxEvents = groupCommitMaxEvents
+        self.groupCommitMaxMilliseconds = groupCommitMaxMilliseconds
+        self.quickCheckAtStart = quickCheckAtStart
+        self.checkpointIntervalMilliseconds = checkpointIntervalMilliseconds
+        self.sessionOutputLimitBytes = sessionOutputLimitBytes
+    }
+}

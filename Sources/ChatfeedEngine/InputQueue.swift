@@ -1,0 +1,173 @@
+import Foundation
+import Synchronization
+
+/// What sessions and the database watcher hand to the engine thread.
+enum Input {
+    /// A session starts: the engine records it before any of its bytes.
+    case opened(SessionRecord)
+    case bytes(session: Int, [UInt8])
+    /// The session's input ended (its reader hit end of file, or it was closed).
+    case endOfInput(session: Int)
+    /// Another process may have committed (the database's files were written).
+    case databaseChanged
+}
+
+/// A bounded queue from the sessions' threads to the engine thread, per session: a session's
+/// sender blocks while more than `capacityBytes` of its input wait, so a client that writes faster
+/// than the engine commits is slowed down instead of growing memory, and an ack never waits behind
+/// more than that much input. A session whose output is backed up is *held*: its input stays
+/// queued (and its sender blocks) until its reader catches up, while other sessions go on.
+final class InputQueue: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var items: [Input] = []
+    private var queuedBytes: [Int: Int] = [:]
+    private var held: Set<Int> = []
+    /// Sessions opened and not ended: only their senders are accepted. An ended session keeps
+    /// nothing here (ids are never reused, so an id not in it is one that ended or never opened).
+    private var open: Set<Int> = []
+    private var databaseChangePending = false
+    /// A session was released or a wake asked for since the last take: the next take does not wait.
+    private var wakePending = false
+    private var stopped = false
+    private let capacityBytes: Int
+
+    init(capacityBytes: Int = 256 << 10) {
+        self.capacityBytes = capacityBytes
+    }
+
+    /// Adds input; waits while the session's queue is full. Returns false once the engine has
+    /// stopped or the session has ended (a session's input is accepted from its `.opened` on).
+    @discardableResult
+    func push(_ input: Input) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        switch input {
+        case .bytes(let session, let bytes):
+            while queuedBytes[session, default: 0] > capacityBytes && !stopped && open.contains(session) {
+                condition.wait()
+            }
+            if stopped || !open.contains(session) { return false }
+            queuedBytes[session, default: 0] += bytes.count
+        case .endOfInput(let session):
+            if stopped || !open.contains(session) { return false }
+        case .databaseChanged:
+            if stopped { return false }
+            if databaseChangePending { return true }
+            databaseChangePending = true
+        case .opened(let record):
+            if stopped { return false }
+            open.insert(record.id)
+        }
+        items.append(input)
+        condition.broadcast()
+        return true
+    }
+
+    /// Everything queued for sessions that are not held, in arrival order, waiting up to
+    /// `timeout` seconds for something to arrive. After `stop()` it takes everything, held or not.
+    func takeAll(waitingAtMost timeout: TimeInterval) -> [Input] {
+        condition.lock()
+        defer { condition.unlock() }
+        if !stopped && !wakePending && !items.contains(where: isTakeable) {
+            _ = condition.wait(until: Date(timeIntervalSinceNow: timeout))
+        }
+        wakePending = false
+        var taken: [Input] = []
+        var kept: [Input] = []
+        for item in items {
+            if stopped || isTakeable(item) {
+                if case .bytes(let session, let bytes) = item { queuedBytes[session, default: 0] -= bytes.count }
+                taken.append(item)
+            } else {
+                kept.append(item)
+            }
+        }
+        items = kept
+        databaseChangePending = false
+        condition.broadcast()
+        return taken
+    }
+
+    private func isTakeable(_ input: Input) -> Bool {
+        switch input {
+        case .bytes(let session, _), .endOfInput(let session): !held.contains(session)
+        case .opened, .databaseChanged: true
+        }
+    }
+
+    /// Keeps the session's input queued until `release`.
+    func hold(_ session: Int) {
+        condition.lock()
+        held.insert(session)
+        condition.unlock()
+    }
+
+    /// Lets the session's input through again, and wakes the engine.
+    func release(_ session: Int) {
+        condition.lock()
+        held.remove(session)
+        wakePending = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Refuses the session's further input and releases its blocked sender; what it already queued
+    /// stays, followed by an end of its input.
+    func end(_ session: Int) {
+        condition.lock()
+        if open.remove(session) != nil {
+            held.remove(session)
+            queuedBytes[session] = nil
+            items.append(.endOfInput(session: session))
+        }
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Forgets an ended session whose end the engine handled.
+    func forget(_ session: Int) {
+        condition.lock()
+        queuedBytes[session] = nil
+        held.remove(session)
+        condition.unlock()
+    }
+
+    /// The sessions the queue keeps anything of (their ids in its sets and counts): the open
+    /// ones only, once the engine handled the others' end (`forget`).
+    var keptSessions: Set<Int> {
+        condition.lock()
+        defer { condition.unlock() }
+        return open.union(held).union(queuedBytes.keys)
+    }
+
+    /// Wakes the engine without input (for a stop request).
+    func wake() {
+        condition.lock()
+        wakePending = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Refuses further input and releases blocked senders.
+    func stop() {
+        condition.lock()
+        stopped = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}
+
+/// A stop request, set from any thread (a signal handler's task, `ChatEngine.stop()`) and read by
+/// the engine.
+final class ShutdownRequest: Sendable {
+    private let time = Mutex<Date?>(nil)
+
+    /// When the stop was first requested, nil until then.
+    var requestedAt: Date? { time.withLock { $0 } }
+
+    var isRequested: Bool { requestedAt != nil }
+
+    func request() {
+        time.withLock { if $0 == nil { $0 = Date() } }
+    }
+}

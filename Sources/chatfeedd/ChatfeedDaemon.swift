@@ -1,0 +1,84 @@
+import ChatStore
+import ChatfeedEngine
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// The daemon as a service: one engine session over an input and an output stream (stdin and
+/// stdout: JSON-RPC requests in, responses and feed notifications out, docs/PROTOCOL.md). Run it in a
+/// `ServiceGroup` with `successTerminationBehavior: .gracefullyShutdownGroup`: it returns at end
+/// of input or when its output closes, and a graceful shutdown (SIGINT, SIGTERM) makes it commit
+/// what it has read, flush and return.
+final class ChatfeedDaemon: Service, Sendable {
+    private let options: EngineOptions
+    private let logger: Logger
+    private let input: Int32
+    private let output: Int32
+    /// The running engine, once loaded; `stopRequested` when a shutdown came first.
+    private let state = DaemonState()
+
+    /// A daemon over the database of `options`. The database is opened (created when missing)
+    /// and loaded when the service runs, so that a SIGINT or SIGTERM during a long load already
+    /// ends it gracefully; a database that cannot be opened makes `run()` throw.
+    init(options: EngineOptions, logger: Logger, input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO) {
+        self.options = options
+        self.logger = logger
+        self.input = input
+        self.output = output
+    }
+
+    func run() async throws {
+        try await withTaskCancellationHandler {
+            try await withGracefulShutdownHandler {
+                try await withCheckedThrowingContinuation { (finished: CheckedContinuation<Void, any Error>) in
+                    let thread = Thread { [self] in
+                        let engine: ChatEngine
+                        do {
+                            engine = try ChatEngine(options: options, logger: logger)
+                        } catch {
+                            finished.resume(throwing: EngineStartError(database: options.databasePath, underlying: error))
+                            return
+                        }
+                        let writer = OutputWriter(fileDescriptor: self.output)
+                        let state = self.state
+                        writer.shutdownRequestedAt = { state.value.withLock { $0.stopRequested } }
+                        let logger = self.logger
+                        // The daemon lives as long as its stdin/stdout session.
+                        let session = engine.openSession(output: writer, onEnd: {
+                            logger.info("end of input or stdout closed: shutting down")
+                            engine.stop()
+                        })
+                        let stopFirst = state.value.withLock { state in
+                            state.engine = engine
+                            return state.stopRequested != nil
+                        }
+                        if stopFirst { engine.stop() }
+                        InputReader.start(fileDescriptor: self.input, into: session)
+                        engine.waitUntilStopped()
+                        if let lost = engine.lostDatabase { finished.resume(throwing: lost) } else { finished.resume() }
+                    }
+                    thread.name = "chatfeedd.main"
+                    thread.start()
+                }
+            } onGracefulShutdown: { [self] in
+                requestStop()
+            }
+        } onCancel: { [self] in
+            requestStop()
+        }
+    }
+
+    private func requestStop() {
+        let engine = state.value.withLock { state -> ChatEngine? in
+            if state.stopRequested == nil { state.stopRequested = Date() }
+            return state.engine
+        }
+        engine?.stop()
+    }
+}
+
+/// The running engine, once loaded, and when a shutdown was requested (perhaps before it loaded).
+private final class DaemonState: Sendable {
+    let value = Mutex<(engine: ChatEngine?, stopRequested: Date?)>((nil, nil))
+}
