@@ -150,7 +150,9 @@ extension ChatDatabase {
         // at an offset skips index entries only; the chat rows are read for the page alone). Revisions stay change-log sequences (never reused, even
         // when a member leaves and joins again). A change-log row with a `user_id` changed that
         // membership only; without one, every membership of the chat the row's sequence is the
-        // revision of (a post, a rename, a removal).
+        // revision of (a post, a rename, a removal). `chat_rowid` is a hint only (a VACUUM may
+        // renumber the chat rows): the rowid the chat had when the membership was made, so that
+        // a user's whole list matches its chat rows by rowid in one scan of the chat table.
         Migration(version: 7, sql: """
             CREATE TABLE user (
                 id TEXT NOT NULL PRIMARY KEY,
@@ -169,11 +171,12 @@ extension ChatDatabase {
                 muted INTEGER NOT NULL DEFAULT 0,
                 revision INTEGER NOT NULL,
                 joined INTEGER NOT NULL,
+                chat_rowid INTEGER,
                 PRIMARY KEY (chat_id, user_id)
             ) WITHOUT ROWID;
-            CREATE INDEX membership_list_order ON membership (user_id, list, pin_order DESC, last_message_date DESC, chat_id, unread, muted, revision);
-            INSERT INTO membership (chat_id, user_id, list, pin_order, last_message_date, unread, read_through, muted, revision, joined)
-                SELECT id, 'me', list, pin_order, last_message_date, unread, read_through, muted, revision, 0 FROM chat;
+            CREATE INDEX membership_list_order ON membership (user_id, list, pin_order DESC, last_message_date DESC, chat_id, unread, muted, revision, chat_rowid);
+            INSERT INTO membership (chat_id, user_id, list, pin_order, last_message_date, unread, read_through, muted, revision, joined, chat_rowid)
+                SELECT id, 'me', list, pin_order, last_message_date, unread, read_through, muted, revision, 0, rowid FROM chat;
             CREATE TABLE list_counter (
                 user_id TEXT NOT NULL REFERENCES user (id) ON DELETE CASCADE,
                 list TEXT NOT NULL,

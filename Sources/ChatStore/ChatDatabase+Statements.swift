@@ -71,8 +71,8 @@ extension ChatDatabase {
             deleteMessage = try db.makeStatement("UPDATE message SET deleted = 1 WHERE id = ?1")
             removeChat = try db.makeStatement("DELETE FROM chat WHERE id = ?1")
             insertMembership = try db.makeStatement("""
-                INSERT INTO membership (chat_id, user_id, list, pin_order, last_message_date, unread, read_through, muted, revision, joined)
-                VALUES (?1, ?2, 'main', 0, ?3, 0, ?4, 0, ?4, ?4)
+                INSERT INTO membership (chat_id, user_id, list, pin_order, last_message_date, unread, read_through, muted, revision, joined, chat_rowid)
+                VALUES (?1, ?2, 'main', 0, ?3, 0, ?4, 0, ?4, ?4, (SELECT rowid FROM chat WHERE id = ?1))
                 """)
             updateMemberState = try db.makeStatement("""
                 UPDATE membership SET unread = ?3, muted = ?4, revision = ?5, read_through = COALESCE(?6, read_through)

@@ -108,8 +108,8 @@ final class UserListsFixture {
                    'msg-' || i, 'user-' || (i % 97), 'the last message of chat ' || i || ', a line of text',
                    1000000 + (i * 104729) % 5000000, 1000000 + (i * 104729) % 5000000
             FROM n;
-            INSERT INTO membership (chat_id, user_id, last_message_date, unread, read_through, revision, joined)
-            SELECT id, 'user-' || (rowid % 10), last_message_date, rowid % 3, 0, rowid, 0 FROM chat;
+            INSERT INTO membership (chat_id, user_id, last_message_date, unread, read_through, revision, joined, chat_rowid)
+            SELECT id, 'user-' || (rowid % 10), last_message_date, rowid % 3, 0, rowid, 0, rowid FROM chat;
             UPDATE list_counter SET total = 10000 WHERE list = 'main' AND user_id <> 'me';
             COMMIT;
             """)
@@ -324,8 +324,8 @@ final class BigListFixture {
                    'msg-' || i, 'user-' || (i % 97), 'the last message of chat ' || i || ', a line of text',
                    1000000 + (i * 104729) % 5000000, 1000000 + (i * 104729) % 5000000
             FROM n;
-            INSERT INTO membership (chat_id, user_id, last_message_date, unread, read_through, revision, joined)
-            SELECT id, 'me', last_message_date, rowid % 5, 0, rowid, 0 FROM chat;
+            INSERT INTO membership (chat_id, user_id, last_message_date, unread, read_through, revision, joined, chat_rowid)
+            SELECT id, 'me', last_message_date, rowid % 5, 0, rowid, 0, rowid FROM chat;
             COMMIT;
             """)
     }
