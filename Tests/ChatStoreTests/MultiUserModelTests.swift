@@ -210,3 +210,36 @@ import TestSupport
         #expect(try store.allChats(of: "ann").chats.map(\.id) == ["c10", "c30", "c20", "c0"])
     }
 }
+
+extension MultiUserModelTests {
+    /// A post adjusts the counters of a few members one by one and those of many in one
+    /// set-based update (`ChatDatabase.countersByKeyLimit`): both agree with the model, around
+    /// the limit, for muted members, members with unread and a sender who is or is not a member.
+    @Test(arguments: [1, 7, 8, 9, 12])
+    func postCountersAgreeWithTheModelForAnyNumberOfMembers(others: Int) throws {
+        let files = try TestStore()
+        let store = files.store
+        var model = ReferenceModel()
+        let users = ["me"] + (0..<others).map { "u\($0)" }
+        var events: [ChatEvent] = users.dropFirst().map { .createUser(id: $0, name: $0, createdAt: 0) }
+        events.append(.createChat(id: "g", title: "G", createdAt: 0, members: users))
+        events.append(.createChat(id: "h", title: "H", createdAt: 0, members: users))
+        for (index, user) in users.enumerated() where index % 3 == 1 { events.append(.setMuted(id: "g", muted: true, user: user)) }
+        for (index, sender) in ["u0", "stranger", "me", "u0", "stranger"].enumerated() {
+            events.append(.postMessage(Message(id: "m\(index)", chat: index % 2 == 0 ? "g" : "h", sender: sender, text: "t", sentAt: Int64(10 + index))))
+            if index == 2 { events.append(.markRead(id: "g", user: users.last!)) }
+        }
+        for event in events {
+            let result = try store.applyAlone(orGrouped: [event])
+            #expect(ReferenceModel.Outcome(result[0]) == model.apply(event), "\(event)")
+        }
+        for user in users {
+            let chats = try store.allChats(of: user).chats
+            for list in ChatList.allCases {
+                let counters = try store.counters(of: list, user: user)
+                #expect(counters == model.counters(list, user: user), "\(user)'s counters of \(list)")
+                #expect(counters == ListCounters.recount(chats, list: list), "recount of \(user)'s \(list)")
+            }
+        }
+    }
+}
