@@ -119,19 +119,18 @@ extension ChatDatabase {
     private func scanAllChats(of user: String) throws -> (chats: [Chat], latestSequence: Int64) {
         try db.inTransaction(.deferred) {
             var chats: [Chat] = []
+            var rowIDs: [Int64?] = []
             let count = try counters(of: .main, user: user).total + counters(of: .archive, user: user).total
             chats.reserveCapacity(count)
-            let chatCount = try chatCount()
-            let scan = count * 8 >= chatCount
-            var slots = RowIDSlots(
-                maxRowID: scan ? try db.cachedStatement("SELECT MAX(rowid) FROM chat").fetchValue(Int64.self) ?? 0 : 0,
-                chatCount: chatCount)
+            rowIDs.reserveCapacity(count)
             try db.cachedStatement(Self.membershipsInOrderSQL).forEachRow([user]) { row in
-                if scan, !row.isNull(6) { slots.set(rowID: row[6], slot: chats.count) }
+                rowIDs.append(row[6])
                 chats.append(Chat(
                     id: row[0], title: "", createdAt: 0, lastMessage: nil, lastMessageDate: 0, unread: row[1],
                     revision: row[2], list: ChatList(rawValue: row[3]) ?? .main, pinOrder: row[4], muted: row[5]))
             }
+            let chatCount = try chatCount()
+            let scan = chats.count * 8 >= chatCount
             func fill(_ slot: Int, with shared: SharedChat) {
                 chats[slot].title = shared.title
                 chats[slot].createdAt = shared.createdAt
@@ -140,6 +139,10 @@ extension ChatDatabase {
             }
             var filled = [Bool](repeating: false, count: chats.count)
             if scan {
+                var slots = RowIDSlots(
+                    maxRowID: try db.cachedStatement("SELECT MAX(rowid) FROM chat").fetchValue(Int64.self) ?? 0, chatCount: chatCount)
+                for (slot, rowID) in rowIDs.enumerated() { if let rowID { slots.set(rowID: rowID, slot: slot) } }
+                rowIDs = []
                 // Each chat row goes to the slot its rowid names when that slot holds its id; the
                 // slots left (a membership without its chat's rowid) are looked up one by one.
                 try db.cachedStatement("SELECT \(Self.sharedColumns), rowid FROM chat").forEachRow([]) { row in
