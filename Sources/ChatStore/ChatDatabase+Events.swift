@@ -279,11 +279,7 @@ extension ChatDatabase {
 
     /// Returns true when `message` repeats the first post of its id.
     ///
-    /// - Complexity: O(M) rows written for M members: set-based statements, and one counter
-    ///   update by key per member up to `countersByKeyLimit` members.
-    /// The most members whose counters a post adjusts one by one; above it, one set-based update.
-    static let countersByKeyLimit = 8
-
+    /// - Complexity: O(M) rows written for M members, in four set-based statements.
     private func post(_ message: Message) throws -> Bool {
         guard var shared = try fetchShared(id: message.chat) else {
             if try fetchStoredMessage(id: message.id) != nil { return try isRepeatedPost(message) }
@@ -300,47 +296,25 @@ extension ChatDatabase {
             shared.lastMessageDate = message.sentAt
             try updateShared(shared)
         }
-        // The sender, when a member, has read the chat up to their own message. Their membership
-        // alone is read: the chat's shared fields are known.
-        let sender = try statements.memberState.fetchOne(message.chat, message.sender) { row in
-            (list: ChatList(rawValue: row[0] as String) ?? .main, unread: row[1] as Int64, muted: row[2] as Bool)
-        }
-        if let sender {
-            if sender.unread != 0 || moved {
+        // The sender, when a member, has read the chat up to their own message.
+        if let old = try fetchChat(id: message.chat, user: message.sender) {
+            if old.unread != 0 || moved {
                 try db.cachedStatement("""
                     UPDATE membership SET unread = 0, read_through = ?3, revision = ?3, last_message_date = ?4
                     WHERE chat_id = ?1 AND user_id = ?2
                     """).execute(message.chat, message.sender, sequence, shared.lastMessageDate)
+                var read = old
+                read.unread = 0
                 var delta = UnreadCounters()
-                delta.add(unread: sender.unread, muted: sender.muted, sign: -1)
-                try adjustCounters(user: message.sender, sender.list, total: 0, delta)
+                delta.add(old, sign: -1)
+                delta.add(read)
+                try adjustCounters(user: message.sender, old.list, total: 0, delta)
             } else {
                 try statements.setReadThrough.execute(message.chat, message.sender, sequence)
             }
         }
-        // Every other member gains one unread message; the update returns the rows it changed, so
-        // that a chat of a few members adjusts their counters by key, without a second pass
-        // over its memberships.
-        var others: [(user: String, list: ChatList, unread: Int64, muted: Bool)] = []
-        var many = false
-        try statements.postToMembers.forEachRow([message.chat, message.sender, sequence, shared.lastMessageDate]) { row in
-            if many { return }
-            if others.count == Self.countersByKeyLimit {
-                many = true
-                return
-            }
-            others.append((row[0], ChatList(rawValue: row[1] as String) ?? .main, row[2], row[3]))
-        }
-        if many {
-            try statements.countPostForMembers.execute(message.chat, message.sender)
-        } else {
-            for member in others {
-                var delta = UnreadCounters()
-                delta.add(unread: member.unread - 1, muted: member.muted, sign: -1)
-                delta.add(unread: member.unread, muted: member.muted)
-                try adjustCounters(user: member.user, member.list, total: 0, delta)
-            }
-        }
+        try statements.countPostForMembers.execute(message.chat, message.sender)
+        try statements.postToMembers.execute(message.chat, message.sender, sequence, shared.lastMessageDate)
         return false
     }
 

@@ -29,14 +29,10 @@ extension ChatDatabase {
         let adjustCounters: Statement
         /// Adds or takes out every membership of a chat from its member's counters.
         let adjustMemberCounters: Statement
-        /// A post's counters, after `postToMembers`: every member but the sender gained one
-        /// unread message (a chat of theirs became unread when it has one).
+        /// A post's counters: every member but the sender gains one unread message.
         let countPostForMembers: Statement
-        /// A post's unread: +1 for every member but the sender, a new revision (and order date);
-        /// returns each changed membership's user, list, unread (after) and mute.
+        /// A post's unread: +1 for every member but the sender, a new revision (and order date).
         let postToMembers: Statement
-        /// A member's list, unread and mute (chat, user), from the membership alone.
-        let memberState: Statement
         /// A change of the chat's shared fields: a new revision (and order date) for every member,
         /// one unread fewer for those whose read position is below `?4` (a deleted message's arrival);
         /// only those when `?5` is false (the shared fields stayed).
@@ -49,7 +45,6 @@ extension ChatDatabase {
                 "SELECT \(ChatDatabase.chatColumns) FROM \(ChatDatabase.memberView) WHERE m.chat_id = ?1 AND m.user_id = ?2")
             fetchShared = try db.makeStatement("SELECT \(ChatDatabase.sharedColumns) FROM chat WHERE id = ?1")
             userExists = try db.makeStatement("SELECT 1 FROM user WHERE id = ?1")
-            memberState = try db.makeStatement("SELECT list, unread, muted FROM membership WHERE chat_id = ?1 AND user_id = ?2")
             fetchMessage = try db.makeStatement("""
                 SELECT chat_id, sender, text, COALESCE(original_text, text), sent_at, edited_at, deleted, arrival
                 FROM message WHERE id = ?1
@@ -110,7 +105,7 @@ extension ChatDatabase {
                     messages = list_counter.messages + 1,
                     unmuted_chats = list_counter.unmuted_chats + delta.unmuted_became_unread,
                     unmuted_messages = list_counter.unmuted_messages + delta.unmuted
-                FROM (SELECT user_id, list, unread = 1 AS became_unread, unread = 1 AND muted = 0 AS unmuted_became_unread,
+                FROM (SELECT user_id, list, unread = 0 AS became_unread, unread = 0 AND muted = 0 AS unmuted_became_unread,
                           muted = 0 AS unmuted
                       FROM membership WHERE chat_id = ?1 AND user_id <> ?2) AS delta
                 WHERE list_counter.user_id = delta.user_id AND list_counter.list = delta.list
@@ -118,7 +113,6 @@ extension ChatDatabase {
             postToMembers = try db.makeStatement("""
                 UPDATE membership SET unread = unread + 1, revision = ?3, last_message_date = ?4
                 WHERE chat_id = ?1 AND user_id <> ?2
-                RETURNING user_id, list, unread, muted
                 """)
             touchMembers = try db.makeStatement("""
                 UPDATE membership SET revision = ?2, last_message_date = ?3, unread = unread - (read_through < ?4)

@@ -212,9 +212,8 @@ import TestSupport
 }
 
 extension MultiUserModelTests {
-    /// A post adjusts the counters of a few members one by one and those of many in one
-    /// set-based update (`ChatDatabase.countersByKeyLimit`): both agree with the model, around
-    /// the limit, for muted members, members with unread and a sender who is or is not a member.
+    /// A post's set-based counter update agrees with the model for chats of 2 to 13 members,
+    /// muted members, members with unread and a sender who is or is not a member.
     @Test(arguments: [1, 7, 8, 9, 12])
     func postCountersAgreeWithTheModelForAnyNumberOfMembers(others: Int) throws {
         let files = try TestStore()

@@ -130,7 +130,8 @@ final class FanOutFixture {
     init(members: Int) throws {
         self.members = members
         path = temporaryPath("fan-out-\(members)")
-        store = try ChatDatabase(path: path)
+        // Durability normal, as the figures before full became the default (one fsync a commit).
+        store = try ChatDatabase(path: path, options: StoreOptions(durability: .normal))
         let users = (0..<members).map { "user-\($0)" }
         for result in try store.apply(users.map { .createUser(id: $0, name: $0, createdAt: 0) }) { _ = try result.get() }
         try store.apply(.createChat(id: "group", title: "Group", createdAt: 0, members: users))
