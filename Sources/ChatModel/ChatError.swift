@@ -3,7 +3,8 @@
 public enum ChatError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A field is missing, has the wrong type or an invalid value.
     case invalidParams(field: String, reason: String)
-    /// No chat or message with that id. `kind` is "chat" or "message".
+    /// No chat, message or user with that id (a chat the acting user is not a member of is not
+    /// found for them). `kind` is "chat", "message" or "user".
     case notFound(kind: String, id: String)
     /// The id exists with other content (a message id reposted differently, a chat created twice).
     case conflict(String)
@@ -28,6 +29,17 @@ public struct ChatChange: Hashable, Sendable {
 
     public init(chatID: String, chat: Chat?) {
         self.chatID = chatID
+        self.chat = chat
+    }
+}
+
+/// One membership (a user's row of a chat) that a committed change touched.
+public struct MembershipChange: Hashable, Sendable {
+    public var user: String
+    public var chat: String
+
+    public init(user: String, chat: String) {
+        self.user = user
         self.chat = chat
     }
 }

@@ -1,23 +1,39 @@
 import Foundation
 
 /// A write to the store (docs/PROTOCOL.md, Values). Each is applied in a transaction: all of it or nothing.
+///
+/// Events that change one member's state name that member (`user`, `User.defaultID` when not
+/// given, so that a single-account caller names no one); the others change what every member
+/// sees.
 public enum ChatEvent: Hashable, Sendable {
-    case createChat(id: String, title: String, createdAt: Int64)
-    case renameChat(id: String, title: String)
-    /// Removes the chat and its messages.
+    /// Adds a user with empty lists. An existing id is a conflict.
+    case createUser(id: String, name: String, createdAt: Int64)
+    /// Removes a user and their memberships; their messages stay.
+    case removeUser(id: String)
+    /// Creates a chat whose first members are `members` (each must be a user), each with the
+    /// chat in `main`, unpinned, unmuted and nothing unread.
+    case createChat(id: String, title: String, createdAt: Int64, members: [String] = [User.defaultID])
+    /// Makes `users` members of the chat (those already members keep their state).
+    case addMembers(chat: String, users: [String])
+    /// Takes `users` out of the chat (a user leaving removes themselves); non-members are ignored.
+    case removeMembers(chat: String, users: [String])
+    /// Renames the chat for every member; the result is the chat as `user` sees it.
+    case renameChat(id: String, title: String, user: String = User.defaultID)
+    /// Removes the chat, its messages and its memberships.
     case removeChat(id: String)
-    /// Sets `unread` to 0.
-    case markRead(id: String)
+    /// Sets `user`'s `unread` to 0.
+    case markRead(id: String, user: String = User.defaultID)
     /// Puts the chat on top of its list's pinned chats; a pinned chat stays where it is.
-    case pinChat(id: String)
+    case pinChat(id: String, user: String = User.defaultID)
     /// Returns a pinned chat to its date place.
-    case unpinChat(id: String)
-    /// Pins exactly `chats` of `list`, in this order (the first on top), and unpins the others.
-    case setPinned(list: ChatList, chats: [String])
-    /// Moves the chat to `list` (unpinning it when it changes list).
-    case moveChat(id: String, to: ChatList)
-    case setMuted(id: String, muted: Bool)
-    /// Adds a message (`unread` + 1). A repeat of the first post of an id is a duplicate, not an error.
+    case unpinChat(id: String, user: String = User.defaultID)
+    /// Pins exactly `chats` of `user`'s `list`, in this order (the first on top), and unpins the others.
+    case setPinned(list: ChatList, chats: [String], user: String = User.defaultID)
+    /// Moves the chat to `user`'s `list` (unpinning it when it changes list).
+    case moveChat(id: String, to: ChatList, user: String = User.defaultID)
+    case setMuted(id: String, muted: Bool, user: String = User.defaultID)
+    /// Adds a message: read for its sender when the sender is a member, `unread` + 1 for every
+    /// other member. A repeat of the first post of an id is a duplicate, not an error.
     case postMessage(Message)
     case editMessage(id: String, text: String, editedAt: Int64?)
     case deleteMessage(id: String)
@@ -25,10 +41,22 @@ public enum ChatEvent: Hashable, Sendable {
     /// Checks what can be checked without the store: identifiers of 1–128 UTF-8 bytes in NFC.
     public func validate() throws(ChatError) {
         switch self {
-        case .createChat(let id, _, _), .renameChat(let id, _), .removeChat(let id), .markRead(let id),
-            .pinChat(let id), .unpinChat(let id), .moveChat(let id, _), .setMuted(let id, _):
+        case .createUser(let id, _, _), .removeUser(let id):
+            try Identifier.validate(id, field: "user")
+        case .createChat(let id, _, _, let members):
             try Identifier.validate(id, field: "chat")
-        case .setPinned(_, let chats):
+            try Self.validate(users: members, field: "members")
+        case .addMembers(let chat, let users), .removeMembers(let chat, let users):
+            try Identifier.validate(chat, field: "chat")
+            try Self.validate(users: users, field: "users")
+        case .removeChat(let id):
+            try Identifier.validate(id, field: "chat")
+        case .renameChat(let id, _, let user), .markRead(let id, let user), .pinChat(let id, let user),
+            .unpinChat(let id, let user), .moveChat(let id, _, let user), .setMuted(let id, _, let user):
+            try Identifier.validate(id, field: "chat")
+            try Identifier.validate(user, field: "user")
+        case .setPinned(_, let chats, let user):
+            try Identifier.validate(user, field: "user")
             var seen = Set<String>()
             for (position, id) in chats.enumerated() {
                 try Identifier.validate(id, field: "chats[\(position)]")
@@ -43,10 +71,22 @@ public enum ChatEvent: Hashable, Sendable {
             try Identifier.validate(id, field: "id")
         }
     }
+
+    /// Valid user ids, each once.
+    private static func validate(users: [String], field: String) throws(ChatError) {
+        var seen = Set<String>()
+        for (position, id) in users.enumerated() {
+            try Identifier.validate(id, field: "\(field)[\(position)]")
+            if !seen.insert(id).inserted {
+                throw .invalidParams(field: "\(field)[\(position)]", reason: "repeats '\(id)'; name each user once")
+            }
+        }
+    }
 }
 
 /// What a successful event returns (docs/PROTOCOL.md, Methods).
 public enum EventResult: Hashable, Sendable {
+    /// `user.create`, `user.remove`, `chat.addMembers` and `chat.removeMembers` return `.done`.
     /// `chat.create`, `chat.rename`, `chat.markRead`, `chat.pin`, `chat.unpin`, `chat.archive`,
     /// `chat.unarchive`, `chat.mute`, `chat.unmute`: the chat after the event.
     case chat(Chat)

@@ -58,55 +58,95 @@ extension ChatDatabase {
 
     private func applyInTransaction(_ event: ChatEvent) throws -> EventResult {
         switch event {
-        case .createChat(let id, let title, let createdAt):
-            return .chat(try createChat(id: id, title: title, createdAt: createdAt))
-        case .renameChat(let id, let title):
-            var chat = try existingChat(id: id)
-            let old = chat
-            chat.title = title
-            return .chat(try saveChat(chat, replacing: old))
+        case .createUser(let id, let name, let createdAt):
+            if try userExists(id) { throw ChatError.conflict("user '\(id)' already exists") }
+            try db.cachedStatement("INSERT INTO user (id, name, created_at) VALUES (?1, ?2, ?3)").execute(id, name, createdAt)
+            try db.cachedStatement("""
+                INSERT INTO list_counter VALUES (?1, 'main', 0, 0, 0, 0, 0), (?1, 'archive', 0, 0, 0, 0, 0)
+                """).execute(id)
+            return .done
+        case .removeUser(let id):
+            try requireUser(id)
+            try db.cachedStatement("""
+                INSERT INTO change_log (chat_id, kind, user_id)
+                SELECT chat_id, 'remove', user_id FROM membership WHERE user_id = ?1 ORDER BY list, chat_id
+                """).execute(id)
+            try db.cachedStatement("DELETE FROM membership WHERE user_id = ?1").execute(id)
+            try db.cachedStatement("DELETE FROM list_counter WHERE user_id = ?1").execute(id)
+            try db.cachedStatement("DELETE FROM user WHERE id = ?1").execute(id)
+            return .done
+        case .createChat(let id, let title, let createdAt, let members):
+            return .chat(try createChat(id: id, title: title, createdAt: createdAt, members: members))
+        case .addMembers(let chatID, let users):
+            let shared = try existingShared(id: chatID)
+            for user in users { try requireUser(user) }
+            for user in users where try fetchChat(id: chatID, user: user) == nil {
+                let sequence = try logChange(chatID: chatID, user: user, kind: .create)
+                try insertMembership(chat: shared, user: user, sequence: sequence)
+            }
+            return .done
+        case .removeMembers(let chatID, let users):
+            _ = try existingShared(id: chatID)
+            for user in users { try requireUser(user) }
+            for user in users {
+                guard let chat = try fetchChat(id: chatID, user: user) else { continue }
+                try adjustCounters(user: user, chat.list, removing: chat)
+                try db.cachedStatement("DELETE FROM membership WHERE chat_id = ?1 AND user_id = ?2").execute(chatID, user)
+                _ = try logChange(chatID: chatID, user: user, kind: .remove)
+            }
+            return .done
+        case .renameChat(let id, let title, let user):
+            var shared = try existingShared(id: id)
+            if shared.title != title {
+                shared.title = title
+                try updateShared(shared)
+                try touchMembers(of: shared)
+            }
+            return .chat(try chatResult(shared, user: user))
         case .removeChat(let id):
-            try deleteChat(try existingChat(id: id))
+            _ = try existingShared(id: id)
+            try adjustMemberCounters(chatID: id, sign: -1)
+            try db.cachedStatement("DELETE FROM membership WHERE chat_id = ?1").execute(id)
+            try statements.removeChat.execute(id)
             _ = try logChange(chatID: id, kind: .remove)
             return .done
-        case .markRead(let id):
-            var chat = try existingChat(id: id)
+        case .markRead(let id, let user):
+            var chat = try memberChat(id: id, user: user)
             let old = chat
             guard chat.unread != 0 else { return .chat(chat) }
             chat.unread = 0
-            try statements.markMessagesRead.execute(id)
-            return .chat(try saveChat(chat, replacing: old))
-        case .pinChat(let id):
-            var chat = try existingChat(id: id)
+            return .chat(try saveMembership(chat, replacing: old, user: user, readThrough: try currentSequence()))
+        case .pinChat(let id, let user):
+            var chat = try memberChat(id: id, user: user)
             if chat.pinned { return .chat(chat) }
-            let pinned = try pinnedChats(of: chat.list)
+            let pinned = try pinnedChats(of: chat.list, user: user)
             if pinned.count >= options.maxPinnedChats {
                 throw ChatError.conflict(
                     "the \(chat.list) list already has \(pinned.count) pinned chats, the limit (maxPinnedChats \(options.maxPinnedChats)); unpin one first")
             }
             let old = chat
             chat.pinOrder = (pinned.first?.pinOrder ?? 0) + 1
-            return .chat(try saveChat(chat, replacing: old))
-        case .unpinChat(let id):
-            var chat = try existingChat(id: id)
+            return .chat(try saveMembership(chat, replacing: old, user: user))
+        case .unpinChat(let id, let user):
+            var chat = try memberChat(id: id, user: user)
             let old = chat
             chat.pinOrder = 0
-            return .chat(try saveChat(chat, replacing: old))
-        case .setPinned(let list, let ids):
-            try setPinned(list: list, ids: ids)
+            return .chat(try saveMembership(chat, replacing: old, user: user))
+        case .setPinned(let list, let ids, let user):
+            try setPinned(list: list, ids: ids, user: user)
             return .done
-        case .moveChat(let id, let list):
-            var chat = try existingChat(id: id)
+        case .moveChat(let id, let list, let user):
+            var chat = try memberChat(id: id, user: user)
             guard chat.list != list else { return .chat(chat) }
             let old = chat
             chat.list = list
             chat.pinOrder = 0
-            return .chat(try saveChat(chat, replacing: old))
-        case .setMuted(let id, let muted):
-            var chat = try existingChat(id: id)
+            return .chat(try saveMembership(chat, replacing: old, user: user))
+        case .setMuted(let id, let muted, let user):
+            var chat = try memberChat(id: id, user: user)
             let old = chat
             chat.muted = muted
-            return .chat(try saveChat(chat, replacing: old))
+            return .chat(try saveMembership(chat, replacing: old, user: user))
         case .postMessage(let message):
             return .posted(duplicate: try post(message))
         case .editMessage(let id, let text, let editedAt):
@@ -118,15 +158,49 @@ extension ChatDatabase {
         }
     }
 
-    /// The pinned chats of `list`, top first. O(pinned chats).
-    func pinnedChats(of list: ChatList) throws -> [Chat] {
-        try statements.pinnedChats.fetchAll(list.rawValue) { Self.decodeChat($0) }
+    /// The sequence of the latest change-log row ever appended (pruning keeps it). O(1).
+    func currentSequence() throws -> Int64 {
+        try db.cachedStatement("SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'change_log'), 0)")
+            .fetchValue(Int64.self) ?? 0
+    }
+
+    private func requireUser(_ id: String) throws {
+        if try !userExists(id) { throw ChatError.notFound(kind: "user", id: id) }
+    }
+
+    private func existingShared(id: String) throws -> SharedChat {
+        guard let chat = try fetchShared(id: id) else { throw ChatError.notFound(kind: "chat", id: id) }
+        return chat
+    }
+
+    /// The chat as `user` sees it. A chat `user` is not a member of is not found for them.
+    private func memberChat(id: String, user: String) throws -> Chat {
+        try requireUser(user)
+        guard let chat = try fetchChat(id: id, user: user) else { throw ChatError.notFound(kind: "chat", id: id) }
+        return chat
+    }
+
+    /// The chat as `user` sees it; for a user who is not a member, its shared fields (nothing
+    /// unread, revision 0).
+    private func chatResult(_ shared: SharedChat, user: String) throws -> Chat {
+        try fetchChat(id: shared.id, user: user) ?? shared.seen(revision: 0)
+    }
+
+    /// Logs a change of the chat's shared fields: a new revision (and order date) for every member.
+    private func touchMembers(of shared: SharedChat) throws {
+        let sequence = try logChange(chatID: shared.id, kind: .update)
+        try statements.touchMembers.execute(shared.id, sequence, shared.lastMessageDate, 0, true)
+    }
+
+    /// `user`'s pinned chats of `list`, top first. O(pinned chats).
+    func pinnedChats(of list: ChatList, user: String) throws -> [Chat] {
+        try statements.pinnedChats.fetchAll(user, list.rawValue) { Self.decodeChat($0) }
     }
 
     /// Pins exactly `ids` in `list`, in that order, and unpins the list's other chats. A chat whose
     /// pin order can stay keeps it (and its revision): the pin orders kept are the longest
     /// chain of the old ones that still fits the new order.
-    private func setPinned(list: ChatList, ids: [String]) throws {
+    private func setPinned(list: ChatList, ids: [String], user: String) throws {
         if ids.count > options.maxPinnedChats {
             throw ChatError.invalidParams(
                 field: "chats",
@@ -134,26 +208,27 @@ extension ChatDatabase {
         }
         var chats: [Chat] = []
         for (position, id) in ids.enumerated() {
-            let chat = try existingChat(id: id)
+            let chat = try memberChat(id: id, user: user)
             if chat.list != list {
                 throw ChatError.invalidParams(
                     field: "chats[\(position)]", reason: "'\(id)' is in the \(chat.list) list, not in \(list)")
             }
             chats.append(chat)
         }
-        let current = try pinnedChats(of: list)
+        try requireUser(user)
+        let current = try pinnedChats(of: list, user: user)
         if current.map(\.id) == ids { return }
         let orders = Self.pinOrders(keeping: chats.map(\.pinOrder))
         let chosen = Set(ids)
         for chat in current where !chosen.contains(chat.id) {
             var unpinned = chat
             unpinned.pinOrder = 0
-            _ = try saveChat(unpinned, replacing: chat)
+            _ = try saveMembership(unpinned, replacing: chat, user: user)
         }
         for (chat, order) in zip(chats, orders) {
             var pinned = chat
             pinned.pinOrder = order
-            _ = try saveChat(pinned, replacing: chat)
+            _ = try saveMembership(pinned, replacing: chat, user: user)
         }
     }
 
@@ -192,38 +267,54 @@ extension ChatDatabase {
         return orders
     }
 
-    private func existingChat(id: String) throws -> Chat {
-        guard let chat = try fetchChat(id: id) else { throw ChatError.notFound(kind: "chat", id: id) }
-        return chat
-    }
-
-    private func createChat(id: String, title: String, createdAt: Int64) throws -> Chat {
-        if try fetchChat(id: id) != nil { throw ChatError.conflict("chat '\(id)' already exists") }
-        let revision = try logChange(chatID: id, kind: .create)
-        let chat = Chat(
-            id: id, title: title, createdAt: createdAt, lastMessage: nil, lastMessageDate: createdAt,
-            unread: 0, revision: revision)
-        try insertChat(chat)
-        return chat
+    private func createChat(id: String, title: String, createdAt: Int64, members: [String]) throws -> Chat {
+        if try fetchShared(id: id) != nil { throw ChatError.conflict("chat '\(id)' already exists") }
+        for user in members { try requireUser(user) }
+        let sequence = try logChange(chatID: id, kind: .create)
+        try statements.insertChat.execute(id, title, createdAt)
+        let shared = SharedChat(id: id, title: title, createdAt: createdAt, lastMessage: nil, lastMessageDate: createdAt)
+        for user in members { try insertMembership(chat: shared, user: user, sequence: sequence) }
+        return shared.seen(revision: sequence)
     }
 
     /// Returns true when `message` repeats the first post of its id.
+    ///
+    /// - Complexity: O(M) rows written for M members, in four set-based statements.
     private func post(_ message: Message) throws -> Bool {
-        guard var chat = try fetchChat(id: message.chat) else {
+        guard var shared = try fetchShared(id: message.chat) else {
             if try fetchStoredMessage(id: message.id) != nil { return try isRepeatedPost(message) }
             throw ChatError.notFound(kind: "chat", id: message.chat)
         }
         // The insert itself finds a taken id, so a fresh post costs no extra lookup.
         try statements.insertMessage.execute(message.id, message.chat, message.sender, message.text, message.sentAt, message.editedAt)
         if db.changedRowCount == 0 { return try isRepeatedPost(message) }
-        let old = chat
-        chat.unread += 1
-        if Self.isLater(message, than: chat.lastMessage) {
-            chat.lastMessage = LastMessage(
+        let sequence = try logChange(chatID: message.chat, kind: .update)
+        let moved = Self.isLater(message, than: shared.lastMessage)
+        if moved {
+            shared.lastMessage = LastMessage(
                 id: message.id, sender: message.sender, text: message.text, sentAt: message.sentAt)
-            chat.lastMessageDate = message.sentAt
+            shared.lastMessageDate = message.sentAt
+            try updateShared(shared)
         }
-        _ = try saveChat(chat, replacing: old)
+        // The sender, when a member, has read the chat up to their own message.
+        if let old = try fetchChat(id: message.chat, user: message.sender) {
+            if old.unread != 0 || moved {
+                try db.cachedStatement("""
+                    UPDATE membership SET unread = 0, read_through = ?3, revision = ?3, last_message_date = ?4
+                    WHERE chat_id = ?1 AND user_id = ?2
+                    """).execute(message.chat, message.sender, sequence, shared.lastMessageDate)
+                var read = old
+                read.unread = 0
+                var delta = UnreadCounters()
+                delta.add(old, sign: -1)
+                delta.add(read)
+                try adjustCounters(user: message.sender, old.list, total: 0, delta)
+            } else {
+                try statements.setReadThrough.execute(message.chat, message.sender, sequence)
+            }
+        }
+        try statements.countPostForMembers.execute(message.chat, message.sender)
+        try statements.postToMembers.execute(message.chat, message.sender, sequence, shared.lastMessageDate)
         return false
     }
 
@@ -246,30 +337,39 @@ extension ChatDatabase {
             throw ChatError.notFound(kind: "message", id: messageID)
         }
         try statements.editMessage.execute(messageID, text, editedAt)
-        var chat = try existingChat(id: message.chatID)
-        if chat.lastMessage?.id == messageID {
-            let old = chat
-            chat.lastMessage?.text = text
-            _ = try saveChat(chat, replacing: old)
+        var shared = try existingShared(id: message.chatID)
+        if shared.lastMessage?.id == messageID, shared.lastMessage?.text != text {
+            shared.lastMessage?.text = text
+            try updateShared(shared)
+            try touchMembers(of: shared)
         }
     }
 
     /// Deleting a deleted message again is a no-op, so that a retried delete succeeds. Deleting
-    /// an unread message decrements the chat's `unread`.
+    /// a message takes one off the `unread` of every member it was unread for.
+    ///
+    /// - Complexity: O(M) rows for M members, in set-based statements.
     private func delete(messageID: String) throws {
         guard let message = try fetchStoredMessage(id: messageID) else {
             throw ChatError.notFound(kind: "message", id: messageID)
         }
         if message.isDeleted { return }
         try statements.deleteMessage.execute(messageID)
-        var chat = try existingChat(id: message.chatID)
-        let old = chat
-        if message.isUnread { chat.unread -= 1 }
-        if chat.lastMessage?.id == messageID {
-            chat.lastMessage = try fetchLatestMessage(chatID: chat.id)
-            chat.lastMessageDate = chat.lastMessage?.sentAt ?? chat.createdAt
+        var shared = try existingShared(id: message.chatID)
+        let old = shared
+        if shared.lastMessage?.id == messageID {
+            shared.lastMessage = try fetchLatestMessage(chatID: shared.id)
+            shared.lastMessageDate = shared.lastMessage?.sentAt ?? shared.createdAt
         }
-        _ = try saveChat(chat, replacing: old)
+        let sharedChanged = shared.lastMessage != old.lastMessage || shared.lastMessageDate != old.lastMessageDate
+        let unreadForSome = try db.cachedStatement("SELECT 1 FROM membership WHERE chat_id = ?1 AND read_through < ?2 LIMIT 1")
+            .fetchValue(Int.self, shared.id, message.arrival) != nil
+        guard sharedChanged || unreadForSome else { return }
+        if sharedChanged { try updateShared(shared) }
+        let sequence = try logChange(chatID: shared.id, kind: .update)
+        try adjustMemberCounters(chatID: shared.id, sign: -1)
+        try statements.touchMembers.execute(shared.id, sequence, shared.lastMessageDate, message.arrival, sharedChanged)
+        try adjustMemberCounters(chatID: shared.id, sign: 1)
     }
 
     /// True when `message` comes after `last` by (sentAt, id bytewise), or there is no `last`.

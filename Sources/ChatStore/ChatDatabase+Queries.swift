@@ -3,17 +3,31 @@ import SQLite
 
 extension ChatDatabase {
     // SQL that embeds the chat columns, built once rather than at every call.
+    /// The chats changed for a user after a sequence: rows of that membership (`user_id`) or of
+    /// every member (no `user_id`); a chat the user is no longer (or was never) a member of
+    /// comes back without a row, as removed.
     static let changesSQL = """
-        SELECT latest.chat_id, chat.id IS NULL, \(qualifiedChatColumns)
+        SELECT latest.chat_id, m.chat_id IS NULL, \(chatColumns)
         FROM (SELECT chat_id, MAX(sequence) AS sequence FROM change_log
-              WHERE sequence > ?1 GROUP BY chat_id) AS latest
-        LEFT JOIN chat ON chat.id = latest.chat_id
+              WHERE sequence > ?1 AND (user_id IS NULL OR user_id = ?2) GROUP BY chat_id) AS latest
+        LEFT JOIN membership AS m ON m.chat_id = latest.chat_id AND m.user_id = ?2
+        LEFT JOIN chat ON chat.id = m.chat_id
         ORDER BY latest.sequence
         """
-    static let allRowsSQL = "SELECT rowid, \(chatColumns) FROM chat"
+    /// A user's memberships in list order (`archive`, then `main`), from the covering
+    /// `membership_list_order` alone.
+    static let membershipsInOrderSQL = """
+        SELECT chat_id, unread, revision, list, pin_order, muted, chat_rowid FROM membership
+        WHERE user_id = ?1 ORDER BY list, pin_order DESC, last_message_date DESC, chat_id
+        """
+    /// A page: the index walk (offset included) on the covering index, then the page's chat rows.
     static let pageSQL = """
-        SELECT \(chatColumns) FROM chat WHERE list = ?3 AND (?4 = 0 OR unread > 0)
-        ORDER BY pin_order DESC, last_message_date DESC, id ASC LIMIT ?1 OFFSET ?2
+        SELECT \(chatColumns)
+        FROM (SELECT chat_id, unread, revision, list, pin_order, muted, last_message_date FROM membership
+              WHERE user_id = ?5 AND list = ?3 AND (?4 = 0 OR unread > 0)
+              ORDER BY pin_order DESC, last_message_date DESC, chat_id ASC LIMIT ?1 OFFSET ?2) AS m
+        JOIN chat ON chat.id = m.chat_id
+        ORDER BY m.pin_order DESC, m.last_message_date DESC, m.chat_id ASC
         """
 
     /// The sequence number of the latest change-log row (0 when none).
@@ -21,19 +35,45 @@ extension ChatDatabase {
         try db.cachedStatement("SELECT COALESCE(MAX(sequence), 0) FROM change_log").fetchValue(Int64.self) ?? 0
     }
 
-    /// Every chat changed after `sequence`, once each, in the order of its latest change, with
-    /// its current row (nil when it was removed), and the highest sequence read — all from one
-    /// read transaction, so they describe one moment.
+    /// Every chat changed for `user` after `sequence` — its own membership changed, or the
+    /// chat's shared fields — once each, in the order of its latest change, as `user` sees it
+    /// now (nil when the chat was removed or `user` is not a member: a chat the reader does not
+    /// hold is to be ignored), and the highest sequence read — all from one read transaction.
     ///
     /// - Throws: `ChatStoreError.changeLogGap` when changes after `sequence` were pruned.
-    public func changes(after sequence: Int64) throws -> (changes: [ChatChange], latestSequence: Int64) {
+    /// - Complexity: O(log entries after `sequence`), whatever the number of users.
+    public func changes(after sequence: Int64, user: String = User.defaultID) throws -> (changes: [ChatChange], latestSequence: Int64) {
         try db.inTransaction(.deferred) {
             let pruned = try prunedThrough()
             if pruned > sequence { throw ChatStoreError.changeLogGap(after: sequence, prunedThrough: pruned) }
-            let changes = try db.cachedStatement(Self.changesSQL).fetchAll(sequence) { row -> ChatChange in
+            let changes = try db.cachedStatement(Self.changesSQL).fetchAll(sequence, user) { row -> ChatChange in
                 let removed: Bool = row[1]
                 return ChatChange(chatID: row[0], chat: removed ? nil : Self.decodeChat(row, from: 2))
             }
+            return (changes, try latestChangeSequence())
+        }
+    }
+
+    /// The memberships changed after `sequence`, in the order of their latest change: for
+    /// each, the user and the chat, so that a reader knows whose lists to update (a change of a
+    /// chat's shared fields names every current member). From one read transaction.
+    ///
+    /// - Throws: `ChatStoreError.changeLogGap` when changes after `sequence` were pruned.
+    /// - Complexity: O(entries after `sequence` + members of the chats they name).
+    public func changedMemberships(after sequence: Int64) throws -> (changes: [MembershipChange], latestSequence: Int64) {
+        try db.inTransaction(.deferred) {
+            let pruned = try prunedThrough()
+            if pruned > sequence { throw ChatStoreError.changeLogGap(after: sequence, prunedThrough: pruned) }
+            let changes = try db.cachedStatement("""
+                SELECT user_id, chat_id FROM (
+                    SELECT log.user_id AS user_id, log.chat_id AS chat_id, log.sequence AS sequence
+                    FROM change_log AS log WHERE log.sequence > ?1 AND log.user_id IS NOT NULL
+                    UNION ALL
+                    SELECT m.user_id, log.chat_id, log.sequence
+                    FROM change_log AS log JOIN membership AS m ON m.chat_id = log.chat_id
+                    WHERE log.sequence > ?1 AND log.user_id IS NULL)
+                GROUP BY user_id, chat_id ORDER BY MAX(sequence), user_id
+                """).fetchAll(sequence) { row in MembershipChange(user: row[0], chat: row[1]) }
             return (changes, try latestChangeSequence())
         }
     }
@@ -43,23 +83,28 @@ extension ChatDatabase {
         try db.cachedStatement("PRAGMA data_version").fetchValue(Int64.self) ?? 0
     }
 
-    /// Every chat, list by list (`archive`, then `main`), each in list order, and the change
-    /// sequence they reflect, from one read transaction.
+    /// Every chat of `user`, list by list (`archive`, then `main`), each in list order, as the
+    /// user sees it, and the change sequence they reflect, from one read transaction.
     ///
-    /// Walking the list-order index costs one random row lookup per chat (seconds at 1,000,000
-    /// chats). Instead, the covering index gives each row's slot in list order, then one scan of
-    /// the table in storage order decodes every row straight into its slot.
+    /// The memberships come in order from their covering index, each with the rowid of its chat
+    /// row. A random lookup of each chat row costs seconds at 1,000,000 chats: when the user has
+    /// at least an eighth of the chats, one scan of the chat table in storage order fills each
+    /// row's shared fields instead, matched to its slot by rowid through an array (matching by
+    /// id through a dictionary of 1,000,000 strings took 4 times as long). A membership whose
+    /// rowid hint is missing or stale (after a VACUUM) is looked up by id.
     ///
     /// The scan reads every page once, through a page cache of `bulkLoadCacheKiB`: it would
     /// otherwise fill the connection's whole cache (64 MiB by default, about 68 bytes a chat at
     /// 1,000,000 chats, kept for good) with pages the writes may never need. The configured
     /// size is back when this returns.
-    public func allChats() throws -> (chats: [Chat], latestSequence: Int64) {
+    ///
+    /// - Complexity: O(c log n) for the user's c chats, or O(n) with the scan.
+    public func allChats(of user: String = User.defaultID) throws -> (chats: [Chat], latestSequence: Int64) {
         let configured = try db.cachedStatement("PRAGMA cache_size").fetchValue(Int64.self) ?? -2000
         try db.execute("PRAGMA cache_size = -\(Self.bulkLoadCacheKiB)")
         let loaded: (chats: [Chat], latestSequence: Int64)
         do {
-            loaded = try scanAllChats()
+            loaded = try scanAllChats(of: user)
         } catch {
             try? db.execute("PRAGMA cache_size = \(configured)")  // the scan's error is the one to report
             throw error
@@ -68,48 +113,54 @@ extension ChatDatabase {
         return loaded
     }
 
-    /// The page cache of `allChats()`' scan.
+    /// The page cache of `allChats(of:)`' scan.
     static let bulkLoadCacheKiB = 2048
 
-    private func scanAllChats() throws -> (chats: [Chat], latestSequence: Int64) {
+    private func scanAllChats(of user: String) throws -> (chats: [Chat], latestSequence: Int64) {
         try db.inTransaction(.deferred) {
-            let slots = try listSlotsByRowID()
-            let count = slots.count
-            let chats = try [Chat](unsafeUninitializedCapacity: count) { buffer, initializedCount in
-                var filled = [Bool](repeating: false, count: count)
-                var filledCount = 0
-                do {
-                    try db.cachedStatement(Self.allRowsSQL).forEachRow([]) { row in
-                        guard let slot = slots.slot(ofRowID: row[0]), !filled[slot] else {
-                            throw SQLiteError(extendedResultCode: .corrupt, message: "the chat table and its list-order index disagree")
-                        }
-                        (buffer.baseAddress! + slot).initialize(to: Self.decodeChat(row, from: 1))
-                        filled[slot] = true
-                        filledCount += 1
-                    }
-                    guard filledCount == count else {
-                        throw SQLiteError(extendedResultCode: .corrupt, message: "the chat table and its list-order index disagree")
-                    }
-                    initializedCount = count
-                } catch {
-                    for slot in 0..<count where filled[slot] { (buffer.baseAddress! + slot).deinitialize(count: 1) }
-                    initializedCount = 0
-                    throw error
+            var chats: [Chat] = []
+            var rowIDs: [Int64?] = []
+            let count = try counters(of: .main, user: user).total + counters(of: .archive, user: user).total
+            chats.reserveCapacity(count)
+            rowIDs.reserveCapacity(count)
+            try db.cachedStatement(Self.membershipsInOrderSQL).forEachRow([user]) { row in
+                rowIDs.append(row[6])
+                chats.append(Chat(
+                    id: row[0], title: "", createdAt: 0, lastMessage: nil, lastMessageDate: 0, unread: row[1],
+                    revision: row[2], list: ChatList(rawValue: row[3]) ?? .main, pinOrder: row[4], muted: row[5]))
+            }
+            let chatCount = try chatCount()
+            let scan = chats.count * 8 >= chatCount
+            func fill(_ slot: Int, with shared: SharedChat) {
+                chats[slot].title = shared.title
+                chats[slot].createdAt = shared.createdAt
+                chats[slot].lastMessage = shared.lastMessage
+                chats[slot].lastMessageDate = shared.lastMessageDate
+            }
+            var filled = [Bool](repeating: false, count: chats.count)
+            if scan {
+                var slots = RowIDSlots(
+                    maxRowID: try db.cachedStatement("SELECT MAX(rowid) FROM chat").fetchValue(Int64.self) ?? 0, chatCount: chatCount)
+                for (slot, rowID) in rowIDs.enumerated() { if let rowID { slots.set(rowID: rowID, slot: slot) } }
+                rowIDs = []
+                // Each chat row goes to the slot its rowid names when that slot holds its id; the
+                // slots left (a membership without its chat's rowid) are looked up one by one.
+                try db.cachedStatement("SELECT \(Self.sharedColumns), rowid FROM chat").forEachRow([]) { row in
+                    guard let slot = slots.slot(ofRowID: row[8]), !filled[slot] else { return }
+                    let id: String = row[0]
+                    guard id == chats[slot].id else { return }
+                    fill(slot, with: Self.decodeShared(row))
+                    filled[slot] = true
                 }
+            }
+            for slot in chats.indices where !filled[slot] {
+                guard let shared = try fetchShared(id: chats[slot].id) else {
+                    throw SQLiteError(extendedResultCode: .corrupt, message: "the chat and membership tables disagree")
+                }
+                fill(slot, with: shared)
             }
             return (chats, try latestChangeSequence())
         }
-    }
-
-    /// Each chat row's index in the lists' order, by rowid, from the covering list-order index.
-    private func listSlotsByRowID() throws -> RowIDSlots {
-        let count = try chatCount()
-        let maxRowID = try db.cachedStatement("SELECT MAX(rowid) FROM chat").fetchValue(Int64.self) ?? 0
-        var slots = RowIDSlots(maxRowID: maxRowID, chatCount: count)
-        try db.cachedStatement("SELECT rowid FROM chat ORDER BY list, pin_order DESC, last_message_date DESC, id ASC").forEachRow([]) {
-            slots.append(rowID: $0[0])
-        }
-        return slots
     }
 
     /// The number of chats. O(1): a counter kept by the writes.
@@ -117,57 +168,93 @@ extension ChatDatabase {
         try db.cachedStatement("SELECT chats FROM store_count WHERE id = 0").fetchValue(Int.self) ?? 0
     }
 
-    /// The size and unread counters of `list`, as every event keeps them. O(1).
-    public func counters(of list: ChatList) throws -> ListCounters {
+    /// The size and unread counters of `user`'s `list`, as every event keeps them (zeros for
+    /// an unknown user). O(1).
+    public func counters(of list: ChatList, user: String = User.defaultID) throws -> ListCounters {
         try db.cachedStatement("""
-            SELECT total, chats, messages, unmuted_chats, unmuted_messages FROM list_counters WHERE list = ?1
-            """).fetchOne(list.rawValue) { row in
+            SELECT total, chats, messages, unmuted_chats, unmuted_messages FROM list_counter WHERE user_id = ?1 AND list = ?2
+            """).fetchOne(user, list.rawValue) { row in
             ListCounters(
                 total: row[0],
                 unread: UnreadCounters(chats: row[1], messages: row[2], unmutedChats: row[3], unmutedMessages: row[4]))
         } ?? ListCounters()
     }
 
-    /// The chats at `offset..<offset+limit` of a list (of its chats with unread messages when
-    /// `view.unreadOnly`).
+    /// The chats at `offset..<offset+limit` of `user`'s list (of its chats with unread messages
+    /// when `view.unreadOnly`), as the user sees them.
     ///
     /// - Complexity: O(log n + offset + limit) for a whole list; an unread-only page also walks
     ///   past the read chats before it.
-    public func chats(in view: ChatListView = .main, offset: Int, limit: Int) throws -> [Chat] {
+    public func chats(in view: ChatListView = .main, user: String = User.defaultID, offset: Int, limit: Int) throws -> [Chat] {
         if offset < 0 { throw ChatError.invalidParams(field: "offset", reason: "must be 0 or more, not \(offset)") }
         if limit < 0 { throw ChatError.invalidParams(field: "limit", reason: "must be 0 or more, not \(limit)") }
-        return try db.cachedStatement(Self.pageSQL).fetchAll(limit, offset, view.list.rawValue, view.unreadOnly) {
+        return try db.cachedStatement(Self.pageSQL).fetchAll(limit, offset, view.list.rawValue, view.unreadOnly, user) {
             Self.decodeChat($0)
         }
     }
 
-    /// A page of a list with the list's counters, from one read transaction.
-    public func page(of view: ChatListView, offset: Int, limit: Int) throws -> (counters: ListCounters, items: [Chat]) {
+    /// A page of `user`'s list with the list's counters, from one read transaction.
+    public func page(
+        of view: ChatListView, user: String = User.defaultID, offset: Int, limit: Int
+    ) throws -> (counters: ListCounters, items: [Chat]) {
         try db.inTransaction(.deferred) {
-            (try counters(of: view.list), try chats(in: view, offset: offset, limit: limit))
+            (try counters(of: view.list, user: user), try chats(in: view, user: user, offset: offset, limit: limit))
         }
     }
 
-    public func chat(id: String) throws -> Chat? {
-        try fetchChat(id: id)
+    /// The chat as `user` sees it; nil when there is no such chat or `user` is not a member.
+    public func chat(id: String, user: String = User.defaultID) throws -> Chat? {
+        try fetchChat(id: id, user: user)
     }
 
-    /// The index of each chat in `list`, nil for an unknown id or a chat of the other list (an
-    /// invalid id is `invalidParams`). Counts the index entries before the chat's key, in one read
-    /// transaction.
-    public func positions(of ids: [String], in list: ChatList = .main) throws -> [String: Int?] {
+    /// The user with that id, if any.
+    public func user(id: String) throws -> User? {
+        try db.cachedStatement("SELECT id, name, created_at FROM user WHERE id = ?1").fetchOne(id) { row in
+            User(id: row[0], name: row[1], createdAt: row[2])
+        }
+    }
+
+    /// Users by id (bytewise), those after `after` when given, at most `limit`.
+    ///
+    /// - Complexity: O(log u + limit).
+    public func users(after: String? = nil, limit: Int = .max) throws -> [User] {
+        if limit < 0 { throw ChatError.invalidParams(field: "limit", reason: "must be 0 or more, not \(limit)") }
+        return try db.cachedStatement("SELECT id, name, created_at FROM user WHERE ?1 IS NULL OR id > ?1 ORDER BY id LIMIT ?2")
+            .fetchAll(after, min(limit, Int(Int64.max))) { row in User(id: row[0], name: row[1], createdAt: row[2]) }
+    }
+
+    /// The members of a chat, by user id (bytewise).
+    ///
+    /// - Throws: `ChatError.notFound` for an unknown chat.
+    /// - Complexity: O(log n + members).
+    public func members(ofChat chatID: String) throws -> [User] {
+        try Identifier.validate(chatID, field: "chat")
+        return try db.inTransaction(.deferred) {
+            guard try fetchShared(id: chatID) != nil else { throw ChatError.notFound(kind: "chat", id: chatID) }
+            return try db.cachedStatement("""
+                SELECT user.id, user.name, user.created_at FROM membership AS m JOIN user ON user.id = m.user_id
+                WHERE m.chat_id = ?1 ORDER BY m.user_id
+                """).fetchAll(chatID) { row in User(id: row[0], name: row[1], createdAt: row[2]) }
+        }
+    }
+
+    /// The index of each chat in `user`'s `list`, nil for an unknown id or a chat of the other
+    /// list (an invalid id is `invalidParams`). Counts the index entries before the chat's key,
+    /// in one read transaction.
+    public func positions(of ids: [String], in list: ChatList = .main, user: String = User.defaultID) throws -> [String: Int?] {
         for (index, id) in ids.enumerated() { try Identifier.validate(id, field: "ids[\(index)]") }
         return try db.inTransaction(.deferred) {
             var positions: [String: Int?] = [:]
-            let keyOf = try db.cachedStatement("SELECT pin_order, last_message_date FROM chat WHERE id = ?1 AND list = ?2")
+            let keyOf = try db.cachedStatement(
+                "SELECT pin_order, last_message_date FROM membership WHERE chat_id = ?1 AND user_id = ?3 AND list = ?2")
             let countBefore = try db.cachedStatement("""
-                SELECT (SELECT COUNT(*) FROM chat WHERE list = ?4 AND pin_order > ?1)
-                     + (SELECT COUNT(*) FROM chat WHERE list = ?4 AND pin_order = ?1 AND last_message_date > ?2)
-                     + (SELECT COUNT(*) FROM chat WHERE list = ?4 AND pin_order = ?1 AND last_message_date = ?2 AND id < ?3)
+                SELECT (SELECT COUNT(*) FROM membership WHERE user_id = ?5 AND list = ?4 AND pin_order > ?1)
+                     + (SELECT COUNT(*) FROM membership WHERE user_id = ?5 AND list = ?4 AND pin_order = ?1 AND last_message_date > ?2)
+                     + (SELECT COUNT(*) FROM membership WHERE user_id = ?5 AND list = ?4 AND pin_order = ?1 AND last_message_date = ?2 AND chat_id < ?3)
                 """)
             for id in ids where positions[id] == nil {
-                if let key = try keyOf.fetchOne(id, list.rawValue, decode: { row -> (Int64, Int64) in (row[0], row[1]) }) {
-                    positions[id] = .some(try countBefore.fetchValue(Int.self, key.0, key.1, id, list.rawValue))
+                if let key = try keyOf.fetchOne(id, list.rawValue, user, decode: { row -> (Int64, Int64) in (row[0], row[1]) }) {
+                    positions[id] = .some(try countBefore.fetchValue(Int.self, key.0, key.1, id, list.rawValue, user))
                 } else {
                     positions[id] = .some(nil)
                 }
@@ -208,7 +295,7 @@ extension ChatDatabase {
             bound = MessagePosition(sentAt: before, id: "")
         }
         return try db.inTransaction(.deferred) {
-            guard try fetchChat(id: chatID) != nil else { throw ChatError.notFound(kind: "chat", id: chatID) }
+            guard try fetchShared(id: chatID) != nil else { throw ChatError.notFound(kind: "chat", id: chatID) }
             let decode = { (row: Row) in
                 Message(id: row[0], chat: row[1], sender: row[2], text: row[3], sentAt: row[4], editedAt: row[5])
             }
@@ -235,20 +322,18 @@ extension ChatDatabase {
     }
 }
 
-/// Maps a rowid to its index in the chat list: an array for the usual dense rowids, a
-/// dictionary for the rest.
+/// Slots by chat rowid: an array indexed by rowid when the rowids are dense (as SQLite assigns
+/// them), a dictionary otherwise.
 private struct RowIDSlots {
     private var dense: [Int32]
     private var sparse: [Int64: Int] = [:]
-    private(set) var count = 0
 
     init(maxRowID: Int64, chatCount: Int) {
         dense = maxRowID < Int64(2 * chatCount + 1024) ? [Int32](repeating: -1, count: Int(maxRowID) + 1) : []
     }
 
-    mutating func append(rowID: Int64) {
-        if rowID >= 0, rowID < Int64(dense.count) { dense[Int(rowID)] = Int32(count) } else { sparse[rowID] = count }
-        count += 1
+    mutating func set(rowID: Int64, slot: Int) {
+        if rowID >= 0, rowID < Int64(dense.count) { dense[Int(rowID)] = Int32(slot) } else { sparse[rowID] = slot }
     }
 
     func slot(ofRowID rowID: Int64) -> Int? {

@@ -10,18 +10,36 @@ struct StoredMessage {
     var sentAt: Int64
     var editedAt: Int64?
     var isDeleted: Bool
-    /// Posted since the chat was last read, and not deleted: counted in the chat's `unread`.
-    var isUnread: Bool
+    /// The change-log sequence of its post: unread for the members whose read position is below it.
+    var arrival: Int64
+}
+
+/// The fields every member of a chat sees alike.
+struct SharedChat {
+    var id: String
+    var title: String
+    var createdAt: Int64
+    var lastMessage: LastMessage?
+    var lastMessageDate: Int64
+
+    /// The chat as a member with `unread`, `list`… sees it.
+    func seen(unread: Int64 = 0, revision: Int64, list: ChatList = .main, pinOrder: Int64 = 0, muted: Bool = false) -> Chat {
+        Chat(
+            id: id, title: title, createdAt: createdAt, lastMessage: lastMessage, lastMessageDate: lastMessageDate,
+            unread: unread, revision: revision, list: list, pinOrder: pinOrder, muted: muted)
+    }
 }
 
 extension ChatDatabase {
-    static let chatColumnNames = [
-        "id", "title", "created_at", "last_message_id", "last_message_sender", "last_message_text",
-        "last_message_sent_at", "last_message_date", "unread", "revision", "list", "pin_order", "muted",
-    ]
-    /// The columns `decodeChat` reads, in its order.
-    static let chatColumns = chatColumnNames.joined(separator: ", ")
-    static let qualifiedChatColumns = chatColumnNames.map { "chat." + $0 }.joined(separator: ", ")
+    /// A chat as one member sees it: the chat's columns, then the membership's (alias `m`).
+    static let chatColumns = """
+        chat.id, chat.title, chat.created_at, chat.last_message_id, chat.last_message_sender, \
+        chat.last_message_text, chat.last_message_sent_at, chat.last_message_date, \
+        m.unread, m.revision, m.list, m.pin_order, m.muted
+        """
+    /// The rows `chatColumns` reads from.
+    static let memberView = "membership AS m JOIN chat ON chat.id = m.chat_id"
+    static let sharedColumns = "id, title, created_at, last_message_id, last_message_sender, last_message_text, last_message_sent_at, last_message_date"
 
     /// Decodes the thirteen `chatColumns` starting at column `first`.
     static func decodeChat(_ row: Row, from first: Int32 = 0) -> Chat {
@@ -36,15 +54,32 @@ extension ChatDatabase {
             list: ChatList(rawValue: row[first + 10]) ?? .main, pinOrder: row[first + 11], muted: row[first + 12])
     }
 
-    func fetchChat(id: String) throws -> Chat? {
-        try statements.fetchChat.fetchOne(id) { Self.decodeChat($0) }
+    static func decodeShared(_ row: Row) -> SharedChat {
+        var lastMessage: LastMessage?
+        if !row.isNull(3) {
+            lastMessage = LastMessage(id: row[3], sender: row[4], text: row[5], sentAt: row[6])
+        }
+        return SharedChat(id: row[0], title: row[1], createdAt: row[2], lastMessage: lastMessage, lastMessageDate: row[7])
+    }
+
+    /// The chat as `user` sees it; nil when there is no such chat or `user` is not a member.
+    func fetchChat(id: String, user: String) throws -> Chat? {
+        try statements.fetchChat.fetchOne(id, user) { Self.decodeChat($0) }
+    }
+
+    func fetchShared(id: String) throws -> SharedChat? {
+        try statements.fetchShared.fetchOne(id) { Self.decodeShared($0) }
+    }
+
+    func userExists(_ id: String) throws -> Bool {
+        try statements.userExists.fetchValue(Int.self, id) != nil
     }
 
     func fetchStoredMessage(id: String) throws -> StoredMessage? {
         try statements.fetchMessage.fetchOne(id) { row in
             StoredMessage(
                 chatID: row[0], sender: row[1], text: row[2], originalText: row[3], sentAt: row[4],
-                editedAt: row[5], isDeleted: row[6], isUnread: row[7])
+                editedAt: row[5], isDeleted: row[6], arrival: row[7])
         }
     }
 
@@ -55,76 +90,80 @@ extension ChatDatabase {
         }
     }
 
-    /// Appends a change-log row and returns its sequence number.
-    func logChange(chatID: String, kind: ChangeKind) throws -> Int64 {
-        try statements.insertChange.execute(chatID, kind.rawValue)
+    /// Appends a change-log row and returns its sequence number: the new revision of the
+    /// membership of `user`, or of every membership of the chat when `user` is nil.
+    func logChange(chatID: String, user: String? = nil, kind: ChangeKind) throws -> Int64 {
+        try statements.insertChange.execute(chatID, kind.rawValue, user)
         return db.lastInsertedRowID
     }
 
-    func insertChat(_ chat: Chat) throws {
-        try statements.insertChat.execute(
-                chat.id, chat.title, chat.createdAt, chat.lastMessage?.id, chat.lastMessage?.sender,
-                chat.lastMessage?.text, chat.lastMessage?.sentAt, chat.lastMessageDate, chat.unread,
-                chat.revision, chat.list.rawValue, chat.pinOrder, chat.muted)
-        try adjustCounters(chat.list, adding: chat)
+    /// Writes the chat's shared fields.
+    func updateShared(_ chat: SharedChat) throws {
+        let last = chat.lastMessage
+        try statements.updateShared.execute(chat.id, chat.title, last?.id, last?.sender, last?.text, last?.sentAt, chat.lastMessageDate)
     }
 
-    /// Removes a chat row (its messages go with it) and its place in the counters.
-    func deleteChat(_ chat: Chat) throws {
-        try statements.removeChat.execute(chat.id)
-        try adjustCounters(chat.list, removing: chat)
+    /// Makes `user` a member of `chat` at change-log sequence `sequence` (its revision and read
+    /// position): in `main`, unpinned, unmuted, nothing unread.
+    func insertMembership(chat: SharedChat, user: String, sequence: Int64) throws {
+        try statements.insertMembership.execute(chat.id, user, chat.lastMessageDate, sequence)
+        try adjustCounters(user: user, .main, total: 1, UnreadCounters())
     }
 
-    /// Writes `new` over `old` when a displayed field differs, with a new revision and a change-log
-    /// row, and updates the lists' counters; otherwise writes nothing. Returns the chat as stored.
-    func saveChat(_ new: Chat, replacing old: Chat) throws -> Chat {
-        guard new.title != old.title || new.lastMessage != old.lastMessage
-            || new.lastMessageDate != old.lastMessageDate || new.unread != old.unread
-            || new.list != old.list || new.pinOrder != old.pinOrder || new.muted != old.muted
-        else { return old }
+    /// Writes `new` (as its member `user` sees it) over `old` when a field the member's row
+    /// displays differs, with a new revision and a change-log row for that membership, and
+    /// updates the member's counters; otherwise writes nothing (but `readThrough`). Returns the
+    /// chat as stored.
+    func saveMembership(_ new: Chat, replacing old: Chat, user: String, readThrough: Int64? = nil) throws -> Chat {
+        guard new.unread != old.unread || new.list != old.list || new.pinOrder != old.pinOrder || new.muted != old.muted
+        else {
+            if let readThrough { try statements.setReadThrough.execute(new.id, user, readThrough) }
+            return old
+        }
         var saved = new
-        saved.revision = try logChange(chatID: new.id, kind: .update)
-        let lastMessage = saved.lastMessage
-        if saved.orderKey == old.orderKey && saved.list == old.list {
-            try statements.updateChat.execute(
-                    saved.id, saved.title, lastMessage?.id, lastMessage?.sender, lastMessage?.text,
-                    lastMessage?.sentAt, saved.unread, saved.revision, saved.muted)
+        saved.revision = try logChange(chatID: new.id, user: user, kind: .update)
+        if saved.list == old.list && saved.pinOrder == old.pinOrder {
+            try statements.updateMemberState.execute(saved.id, user, saved.unread, saved.muted, saved.revision, readThrough)
         } else {
-            try statements.updateChatAndKey.execute(
-                    saved.id, saved.title, lastMessage?.id, lastMessage?.sender, lastMessage?.text,
-                    lastMessage?.sentAt, saved.unread, saved.revision, saved.muted, saved.lastMessageDate,
-                    saved.list.rawValue, saved.pinOrder)
+            try statements.updateMemberKey.execute(
+                saved.id, user, saved.unread, saved.muted, saved.revision, readThrough, saved.list.rawValue, saved.pinOrder)
         }
         if saved.list != old.list {
-            try adjustCounters(old.list, removing: old)
-            try adjustCounters(saved.list, adding: saved)
+            try adjustCounters(user: user, old.list, removing: old)
+            try adjustCounters(user: user, saved.list, adding: saved)
         } else if saved.unread != old.unread || saved.muted != old.muted {
             var delta = UnreadCounters()
             delta.add(old, sign: -1)
             delta.add(saved)
-            try adjustCounters(saved.list, total: 0, delta)
+            try adjustCounters(user: user, saved.list, total: 0, delta)
         }
         return saved
     }
 
-    /// Adds a chat's share to the counters of `list`. O(1).
-    private func adjustCounters(_ list: ChatList, adding chat: Chat) throws {
+    /// Adds (`sign` 1) or takes out (−1) every membership of a chat from its member's counters,
+    /// in one statement. O(members).
+    func adjustMemberCounters(chatID: String, sign: Int64) throws {
+        try statements.adjustMemberCounters.execute(chatID, sign)
+    }
+
+    /// Adds a chat's share to `user`'s counters of `list`. O(1).
+    func adjustCounters(user: String, _ list: ChatList, adding chat: Chat) throws {
         var delta = UnreadCounters()
         delta.add(chat)
-        try adjustCounters(list, total: 1, delta)
+        try adjustCounters(user: user, list, total: 1, delta)
     }
 
-    /// Takes a chat's share out of the counters of `list`. O(1).
-    private func adjustCounters(_ list: ChatList, removing chat: Chat) throws {
+    /// Takes a chat's share out of `user`'s counters of `list`. O(1).
+    func adjustCounters(user: String, _ list: ChatList, removing chat: Chat) throws {
         var delta = UnreadCounters()
         delta.add(chat, sign: -1)
-        try adjustCounters(list, total: -1, delta)
+        try adjustCounters(user: user, list, total: -1, delta)
     }
 
-    private func adjustCounters(_ list: ChatList, total: Int64, _ delta: UnreadCounters) throws {
+    func adjustCounters(user: String, _ list: ChatList, total: Int64, _ delta: UnreadCounters) throws {
         guard total != 0 || delta != UnreadCounters() else { return }
         try statements.adjustCounters.execute(
-            list.rawValue, total, delta.chats, delta.messages, delta.unmutedChats, delta.unmutedMessages)
+            user, list.rawValue, total, delta.chats, delta.messages, delta.unmutedChats, delta.unmutedMessages)
     }
 }
 

@@ -142,6 +142,62 @@ extension ChatDatabase {
             UPDATE message SET arrival = 1, unread = 0 WHERE unread = 1;
             DROP INDEX message_unread;
             """),
+        // Users and memberships (SPEC §2, §10 "One account"): the single user `me` is a member
+        // of every chat, with the chat's unread count, read position, pin, list, mute and revision
+        // as they were; the per-member fields leave the chat row, which keeps the shared ones.
+        // A membership carries its chat's `last_message_date`, so that a user's list is one walk
+        // of `membership_list_order`, which covers every membership field a row shows (a page
+        // at an offset skips index entries only; the chat rows are read for the page alone). Revisions stay change-log sequences (never reused, even
+        // when a member leaves and joins again). A change-log row with a `user_id` changed that
+        // membership only; without one, every membership of the chat the row's sequence is the
+        // revision of (a post, a rename, a removal). `chat_rowid` is a hint only (a VACUUM may
+        // renumber the chat rows): the rowid the chat had when the membership was made, so that
+        // a user's whole list matches its chat rows by rowid in one scan of the chat table.
+        Migration(version: 7, sql: """
+            CREATE TABLE user (
+                id TEXT NOT NULL PRIMARY KEY,
+                name TEXT NOT NULL,
+                created_at INTEGER NOT NULL
+            );
+            INSERT INTO user (id, name, created_at) VALUES ('me', 'me', CAST(strftime('%s', 'now') AS INTEGER) * 1000);
+            CREATE TABLE membership (
+                chat_id TEXT NOT NULL REFERENCES chat (id) ON DELETE CASCADE,
+                user_id TEXT NOT NULL REFERENCES user (id) ON DELETE CASCADE,
+                list TEXT NOT NULL DEFAULT 'main',
+                pin_order INTEGER NOT NULL DEFAULT 0,
+                last_message_date INTEGER NOT NULL,
+                unread INTEGER NOT NULL DEFAULT 0,
+                read_through INTEGER NOT NULL,
+                muted INTEGER NOT NULL DEFAULT 0,
+                revision INTEGER NOT NULL,
+                joined INTEGER NOT NULL,
+                chat_rowid INTEGER,
+                PRIMARY KEY (chat_id, user_id)
+            ) WITHOUT ROWID;
+            CREATE INDEX membership_list_order ON membership (user_id, list, pin_order DESC, last_message_date DESC, chat_id, unread, muted, revision, chat_rowid);
+            INSERT INTO membership (chat_id, user_id, list, pin_order, last_message_date, unread, read_through, muted, revision, joined, chat_rowid)
+                SELECT id, 'me', list, pin_order, last_message_date, unread, read_through, muted, revision, 0, rowid FROM chat;
+            CREATE TABLE list_counter (
+                user_id TEXT NOT NULL REFERENCES user (id) ON DELETE CASCADE,
+                list TEXT NOT NULL,
+                total INTEGER NOT NULL,
+                chats INTEGER NOT NULL,
+                messages INTEGER NOT NULL,
+                unmuted_chats INTEGER NOT NULL,
+                unmuted_messages INTEGER NOT NULL,
+                PRIMARY KEY (user_id, list)
+            ) WITHOUT ROWID;
+            INSERT INTO list_counter SELECT 'me', list, total, chats, messages, unmuted_chats, unmuted_messages FROM list_counters;
+            DROP TABLE list_counters;
+            DROP INDEX chat_list_order;
+            ALTER TABLE chat DROP COLUMN unread;
+            ALTER TABLE chat DROP COLUMN revision;
+            ALTER TABLE chat DROP COLUMN list;
+            ALTER TABLE chat DROP COLUMN pin_order;
+            ALTER TABLE chat DROP COLUMN muted;
+            ALTER TABLE chat DROP COLUMN read_through;
+            ALTER TABLE change_log ADD COLUMN user_id TEXT;
+            """),
     ]
 
     static var latestSchemaVersion: Int { migrations.last!.version }

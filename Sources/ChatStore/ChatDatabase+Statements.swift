@@ -3,52 +3,63 @@ import SQLite
 extension ChatDatabase {
     /// The statements of the event path, prepared when the store opens and reused by every event.
     struct PreparedStatements {
+        /// A chat as one member sees it (chat, user).
         let fetchChat: Statement
+        let fetchShared: Statement
+        let userExists: Statement
         let fetchMessage: Statement
         /// The latest non-deleted message of a chat by (sentAt, id).
         let latestMessage: Statement
         let insertChange: Statement
         let insertChat: Statement
-        /// Writes every displayed column but those of the list-order index, which is left alone.
-        let updateChat: Statement
-        let updateChatAndKey: Statement
+        let updateShared: Statement
         /// Inserts nothing when the id is taken (`changedRowCount` is 0 then). The message's
         /// `arrival` is the sequence of the change-log row its post appends next.
         let insertMessage: Statement
         let editMessage: Statement
         let deleteMessage: Statement
         let removeChat: Statement
-        /// Marks every message of a chat posted so far read (`read_through`, in the chat's row). O(log n).
-        let markMessagesRead: Statement
-        /// Adds deltas to a list's counters.
+        let insertMembership: Statement
+        /// A member's unread, mute, revision and (when not null) read position.
+        let updateMemberState: Statement
+        /// The same and the member's list and pin order (the list-order index's key).
+        let updateMemberKey: Statement
+        let setReadThrough: Statement
+        /// Adds deltas to a member's list counters.
         let adjustCounters: Statement
-        /// A list's pinned chats, top first.
+        /// Adds or takes out every membership of a chat from its member's counters.
+        let adjustMemberCounters: Statement
+        /// A post's counters: every member but the sender gains one unread message.
+        let countPostForMembers: Statement
+        /// A post's unread: +1 for every member but the sender, a new revision (and order date).
+        let postToMembers: Statement
+        /// A change of the chat's shared fields: a new revision (and order date) for every member,
+        /// one unread fewer for those whose read position is below `?4` (a deleted message's arrival);
+        /// only those when `?5` is false (the shared fields stayed).
+        let touchMembers: Statement
+        /// A user's pinned chats of a list, top first (user, list).
         let pinnedChats: Statement
 
         init(_ db: Database) throws(SQLiteError) {
-            fetchChat = try db.makeStatement("SELECT \(ChatDatabase.chatColumns) FROM chat WHERE id = ?1")
+            fetchChat = try db.makeStatement(
+                "SELECT \(ChatDatabase.chatColumns) FROM \(ChatDatabase.memberView) WHERE m.chat_id = ?1 AND m.user_id = ?2")
+            fetchShared = try db.makeStatement("SELECT \(ChatDatabase.sharedColumns) FROM chat WHERE id = ?1")
+            userExists = try db.makeStatement("SELECT 1 FROM user WHERE id = ?1")
             fetchMessage = try db.makeStatement("""
-                SELECT chat_id, sender, text, COALESCE(original_text, text), sent_at, edited_at, deleted,
-                    deleted = 0 AND arrival > (SELECT read_through FROM chat WHERE chat.id = message.chat_id)
+                SELECT chat_id, sender, text, COALESCE(original_text, text), sent_at, edited_at, deleted, arrival
                 FROM message WHERE id = ?1
                 """)
             latestMessage = try db.makeStatement("""
                 SELECT id, sender, text, sent_at FROM message
                 WHERE chat_id = ?1 AND deleted = 0 ORDER BY sent_at DESC, id DESC LIMIT 1
                 """)
-            insertChange = try db.makeStatement("INSERT INTO change_log (chat_id, kind) VALUES (?1, ?2)")
+            insertChange = try db.makeStatement("INSERT INTO change_log (chat_id, kind, user_id) VALUES (?1, ?2, ?3)")
             insertChat = try db.makeStatement("""
-                INSERT INTO chat (\(ChatDatabase.chatColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                INSERT INTO chat (\(ChatDatabase.sharedColumns)) VALUES (?1, ?2, ?3, NULL, NULL, NULL, NULL, ?3)
                 """)
-            updateChat = try db.makeStatement("""
+            updateShared = try db.makeStatement("""
                 UPDATE chat SET title = ?2, last_message_id = ?3, last_message_sender = ?4,
-                    last_message_text = ?5, last_message_sent_at = ?6, unread = ?7, revision = ?8, muted = ?9
-                WHERE id = ?1
-                """)
-            updateChatAndKey = try db.makeStatement("""
-                UPDATE chat SET title = ?2, last_message_id = ?3, last_message_sender = ?4,
-                    last_message_text = ?5, last_message_sent_at = ?6, unread = ?7, revision = ?8, muted = ?9,
-                    last_message_date = ?10, list = ?11, pin_order = ?12
+                    last_message_text = ?5, last_message_sent_at = ?6, last_message_date = ?7
                 WHERE id = ?1
                 """)
             insertMessage = try db.makeStatement("""
@@ -59,16 +70,57 @@ extension ChatDatabase {
             editMessage = try db.makeStatement("UPDATE message SET text = ?2, edited_at = ?3 WHERE id = ?1")
             deleteMessage = try db.makeStatement("UPDATE message SET deleted = 1 WHERE id = ?1")
             removeChat = try db.makeStatement("DELETE FROM chat WHERE id = ?1")
-            markMessagesRead = try db.makeStatement("""
-                UPDATE chat SET read_through = COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'change_log'), 0) WHERE id = ?1
+            insertMembership = try db.makeStatement("""
+                INSERT INTO membership (chat_id, user_id, list, pin_order, last_message_date, unread, read_through, muted, revision, joined, chat_rowid)
+                VALUES (?1, ?2, 'main', 0, ?3, 0, ?4, 0, ?4, ?4, (SELECT rowid FROM chat WHERE id = ?1))
                 """)
+            updateMemberState = try db.makeStatement("""
+                UPDATE membership SET unread = ?3, muted = ?4, revision = ?5, read_through = COALESCE(?6, read_through)
+                WHERE chat_id = ?1 AND user_id = ?2
+                """)
+            updateMemberKey = try db.makeStatement("""
+                UPDATE membership SET unread = ?3, muted = ?4, revision = ?5, read_through = COALESCE(?6, read_through),
+                    list = ?7, pin_order = ?8
+                WHERE chat_id = ?1 AND user_id = ?2
+                """)
+            setReadThrough = try db.makeStatement("UPDATE membership SET read_through = ?3 WHERE chat_id = ?1 AND user_id = ?2")
             adjustCounters = try db.makeStatement("""
-                UPDATE list_counters SET total = total + ?2, chats = chats + ?3, messages = messages + ?4,
-                    unmuted_chats = unmuted_chats + ?5, unmuted_messages = unmuted_messages + ?6
-                WHERE list = ?1
+                UPDATE list_counter SET total = total + ?3, chats = chats + ?4, messages = messages + ?5,
+                    unmuted_chats = unmuted_chats + ?6, unmuted_messages = unmuted_messages + ?7
+                WHERE user_id = ?1 AND list = ?2
+                """)
+            adjustMemberCounters = try db.makeStatement("""
+                UPDATE list_counter SET total = list_counter.total + ?2,
+                    chats = list_counter.chats + ?2 * share.has_unread,
+                    messages = list_counter.messages + ?2 * share.unread,
+                    unmuted_chats = list_counter.unmuted_chats + ?2 * share.unmuted_has_unread,
+                    unmuted_messages = list_counter.unmuted_messages + ?2 * share.unmuted_unread
+                FROM (SELECT user_id, list, unread > 0 AS has_unread, unread,
+                          unread > 0 AND muted = 0 AS unmuted_has_unread, CASE WHEN muted = 0 THEN unread ELSE 0 END AS unmuted_unread
+                      FROM membership WHERE chat_id = ?1) AS share
+                WHERE list_counter.user_id = share.user_id AND list_counter.list = share.list
+                """)
+            countPostForMembers = try db.makeStatement("""
+                UPDATE list_counter SET chats = list_counter.chats + delta.became_unread,
+                    messages = list_counter.messages + 1,
+                    unmuted_chats = list_counter.unmuted_chats + delta.unmuted_became_unread,
+                    unmuted_messages = list_counter.unmuted_messages + delta.unmuted
+                FROM (SELECT user_id, list, unread = 0 AS became_unread, unread = 0 AND muted = 0 AS unmuted_became_unread,
+                          muted = 0 AS unmuted
+                      FROM membership WHERE chat_id = ?1 AND user_id <> ?2) AS delta
+                WHERE list_counter.user_id = delta.user_id AND list_counter.list = delta.list
+                """)
+            postToMembers = try db.makeStatement("""
+                UPDATE membership SET unread = unread + 1, revision = ?3, last_message_date = ?4
+                WHERE chat_id = ?1 AND user_id <> ?2
+                """)
+            touchMembers = try db.makeStatement("""
+                UPDATE membership SET revision = ?2, last_message_date = ?3, unread = unread - (read_through < ?4)
+                WHERE chat_id = ?1 AND (?5 OR read_through < ?4)
                 """)
             pinnedChats = try db.makeStatement("""
-                SELECT \(ChatDatabase.chatColumns) FROM chat WHERE list = ?1 AND pin_order > 0 ORDER BY pin_order DESC
+                SELECT \(ChatDatabase.chatColumns) FROM \(ChatDatabase.memberView)
+                WHERE m.user_id = ?1 AND m.list = ?2 AND m.pin_order > 0 ORDER BY m.pin_order DESC
                 """)
         }
     }

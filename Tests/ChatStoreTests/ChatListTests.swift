@@ -124,7 +124,7 @@ import TestSupport
         let sequence = try store.latestChangeSequence()
         #expect(throws: expected) { try store.apply(event) }
         #expect(try store.latestChangeSequence() == sequence)
-        #expect(try store.pinnedChats(of: .main).map(\.id) == ["d"])
+        #expect(try store.pinnedChats(of: .main, user: "me").map(\.id) == ["d"])
     }
 
     @Test func countersFollowEveryEventAndMuteLeavesTheBadge() throws {

@@ -52,14 +52,70 @@ import TestSupport
         #expect(try db.makeStatement("PRAGMA user_version").fetchValue(Int.self) == ChatDatabase.latestSchemaVersion)
         #expect(try db.makeStatement("PRAGMA journal_mode").fetchValue(String.self) == "wal")
         let plan = try db.makeStatement("""
-            EXPLAIN QUERY PLAN SELECT id FROM chat WHERE list = 'main'
-            ORDER BY pin_order DESC, last_message_date DESC, id ASC LIMIT 10
+            EXPLAIN QUERY PLAN \(ChatDatabase.pageSQL)
             """).fetchAll { row -> String in row[3] }
-        #expect(plan.joined().contains("chat_list_order"), "plan: \(plan)")
+        #expect(plan.joined().contains("COVERING INDEX membership_list_order"), "plan: \(plan)")
+        let load = try db.makeStatement("EXPLAIN QUERY PLAN \(ChatDatabase.membershipsInOrderSQL)").fetchAll { row -> String in row[3] }
+        #expect(load.joined().contains("COVERING INDEX membership_list_order"), "plan: \(load)")
+        #expect(!load.joined().contains("TEMP B-TREE"), "plan: \(load)")
+        #expect(try test.store.users() == [User(id: "me", name: "me", createdAt: try #require(try test.store.user(id: "me")).createdAt)])
     }
 }
 
 extension MigrationTests {
+    /// A database of schema version 6 (one account: the per-user state in the chat rows)
+    /// becomes the single-user database of SPEC §10: `me` a member of every chat with its
+    /// unread count, read position, pin, list, mute and revision as they were.
+    @Test func aSingleAccountDatabaseMigratesToTheUserMe() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("v6.sqlite")
+        do {
+            let db = try Database(path: path)
+            try ChatDatabase.migrate(db, upTo: 6)
+            try db.execute("""
+                INSERT INTO chat (id, title, created_at, last_message_id, last_message_sender, last_message_text,
+                    last_message_sent_at, last_message_date, unread, revision, list, pin_order, muted, read_through)
+                VALUES ('a', 'A', 0, 'm2', 'ann', 'two', 20, 20, 2, 4, 'main', 0, 1, 1),
+                       ('b', 'B', 5, NULL, NULL, NULL, NULL, 5, 0, 5, 'archive', 3, 0, 0),
+                       ('c', 'C', 7, 'm3', 'bob', 'three', 30, 30, 0, 6, 'main', 1, 0, 6);
+                INSERT INTO message (id, chat_id, sender, text, original_text, sent_at, arrival) VALUES
+                    ('m0', 'a', 'ann', 'zero', 'zero', 5, 1),
+                    ('m1', 'a', 'ann', 'one', 'one', 10, 2),
+                    ('m2', 'a', 'ann', 'two', 'two', 20, 3),
+                    ('m3', 'c', 'bob', 'three', 'three', 30, 6);
+                INSERT INTO change_log (chat_id, kind) VALUES ('a', 'create'), ('a', 'update'), ('a', 'update'),
+                    ('a', 'update'), ('b', 'create'), ('c', 'create');
+                UPDATE list_counters SET total = 2, chats = 1, messages = 2, unmuted_chats = 0, unmuted_messages = 0 WHERE list = 'main';
+                UPDATE list_counters SET total = 1 WHERE list = 'archive';
+                """)
+        }
+        let store = try ChatDatabase(path: path)
+        #expect(try store.users().map(\.id) == ["me"])
+        let chats = try store.allChats().chats
+        #expect(chats == [
+            Chat(id: "b", title: "B", createdAt: 5, lastMessage: nil, lastMessageDate: 5, unread: 0, revision: 5, list: .archive, pinOrder: 3),
+            Chat(id: "c", title: "C", createdAt: 7, lastMessage: LastMessage(id: "m3", sender: "bob", text: "three", sentAt: 30),
+                 lastMessageDate: 30, unread: 0, revision: 6, pinOrder: 1),
+            Chat(id: "a", title: "A", createdAt: 0, lastMessage: LastMessage(id: "m2", sender: "ann", text: "two", sentAt: 20),
+                 lastMessageDate: 20, unread: 2, revision: 4, muted: true),
+        ])
+        #expect(try store.counters(of: .main) == ListCounters(total: 2, unread: UnreadCounters(chats: 1, messages: 2)))
+        #expect(try store.counters(of: .archive) == ListCounters(total: 1))
+        #expect(try store.members(ofChat: "a").map(\.id) == ["me"])
+        // The read position came along: m1 and m2 are unread, m0 is not.
+        try store.apply(.deleteMessage(id: "m0"))
+        #expect(try store.chat(id: "a")?.unread == 2)
+        try store.apply(.deleteMessage(id: "m1"))
+        #expect(try store.chat(id: "a")?.unread == 1)
+        #expect(try store.chat(id: "a")?.revision == 7)
+        // New revisions continue after the old ones; `me` posting reads the chat.
+        try store.apply(.postMessage(Message(id: "m4", chat: "a", sender: "me", text: "four", sentAt: 40)))
+        #expect(try store.chat(id: "a")?.unread == 0)
+        #expect(try store.chat(id: "a")?.revision == 8)
+        #expect(try store.counters(of: .main) == ListCounters(total: 2))
+        #expect(try store.changes(after: 7).changes.map(\.chatID) == ["a"])
+    }
+
     @Test func aFileThatIsNotADatabaseIsNamedInTheError() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("notes.txt")

@@ -141,11 +141,35 @@ extension ListOrderTests {
         let test = try TestStore()
         for i in 0..<20 { try test.store.apply(.createChat(id: "c\(i)", title: "t", createdAt: Int64(i % 4))) }
         try Database(path: test.path).execute("""
-            INSERT INTO chat (rowid, id, title, created_at, last_message_date, unread, revision)
-            VALUES (1000000000000, 'far', 'far', 2, 2, 0, 99), (-5, 'negative', 'n', 3, 3, 0, 100)
+            INSERT INTO chat (rowid, id, title, created_at, last_message_date)
+            VALUES (1000000000000, 'far', 'far', 2, 2), (-5, 'negative', 'n', 3, 3);
+            INSERT INTO membership (chat_id, user_id, last_message_date, read_through, revision, joined)
+            VALUES ('far', 'me', 2, 0, 99, 99), ('negative', 'me', 3, 0, 100, 100);
             """)
         let all = try test.store.allChats().chats
         #expect(all.count == 22)
         #expect(all == (try test.store.chats(offset: 0, limit: 100)))
+    }
+}
+
+extension ListOrderTests {
+    /// A membership's `chat_rowid` is a hint: chat rows renumbered (as a VACUUM may do) or a
+    /// missing hint still load each chat with its own title and last message.
+    @Test func staleChatRowIDHintsStillLoadEachChatsOwnRow() throws {
+        let test = try TestStore()
+        for i in 0..<20 {
+            try test.store.apply(.createChat(id: "c\(i)", title: "title \(i)", createdAt: Int64(i % 4)))
+            try test.store.apply(.postMessage(Message(id: "m\(i)", chat: "c\(i)", sender: "s", text: "text \(i)", sentAt: Int64(100 + i))))
+        }
+        let before = try test.store.allChats().chats
+        try Database(path: test.path).execute("""
+            UPDATE chat SET rowid = -rowid;
+            UPDATE chat SET rowid = 21 + rowid;
+            UPDATE membership SET chat_rowid = NULL WHERE chat_id = 'c3';
+            """)
+        let all = try test.store.allChats().chats
+        #expect(all == before)
+        #expect(all == (try test.store.chats(offset: 0, limit: 100)))
+        #expect(all.allSatisfy { $0.title == "title \($0.id.dropFirst())" })
     }
 }

@@ -1,21 +1,36 @@
 import ChatModel
 
+@testable import ChatStore
+
+extension ChatDatabase {
+    /// One event in its own transaction, several in one group commit; each event's outcome.
+    func applyAlone(orGrouped events: [ChatEvent]) throws -> [Result<EventResult, ChatError>] {
+        guard events.count == 1 else { return try apply(events) }
+        do { return [.success(try apply(events[0]))] } catch let error as ChatError { return [.failure(error)] }
+    }
+}
+
 /// A slow, independent model of docs/PROTOCOL.md, Values: every answer is recomputed from scratch over plain
-/// dictionaries, and ids compare as arrays of UTF-8 bytes.
+/// dictionaries, and ids compare as arrays of UTF-8 bytes. Each member keeps the set of message
+/// ids unread for them (where the store keeps counts and read positions).
 struct ReferenceModel {
     struct StoredChat {
         var title: String
         var createdAt: Int64
-        var unread: Int64
+        var members: [String: Member] = [:]
+    }
+
+    /// One user's state in a chat.
+    struct Member {
         var list = ChatList.main
         var muted = false
+        var unread: Set<String> = []
     }
 
     struct StoredMessage {
         var message: Message
         var originalText: String
         var isDeleted = false
-        var isUnread = true
     }
 
     /// How an event ended, without the wording of error messages.
@@ -38,10 +53,11 @@ struct ReferenceModel {
         }
     }
 
+    var users: Set<String> = [User.defaultID]
     var chats: [String: StoredChat] = [:]
     var messages: [String: StoredMessage] = [:]
-    /// Each list's pinned chats, top first.
-    var pins: [ChatList: [String]] = [.main: [], .archive: []]
+    /// Each user's pinned chats of each list, top first.
+    var pins: [String: [ChatList: [String]]] = [:]
     static let maxPinnedChats = 5
 
     static func byteLess(_ a: String, _ b: String) -> Bool { Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8)) }
@@ -52,34 +68,42 @@ struct ReferenceModel {
         }
     }
 
-    /// The displayed row of a chat, with revision 0 (revisions are checked apart) and `pinOrder`
-    /// 1 for a pinned chat (the order of pins is checked by the list order).
-    func row(_ id: String) -> Chat? {
-        guard let chat = chats[id] else { return nil }
+    func pinned(_ user: String, _ list: ChatList) -> [String] { pins[user]?[list] ?? [] }
+
+    /// The row of a chat as `user` sees it, with revision 0 (revisions are checked apart) and
+    /// `pinOrder` 1 for a pinned chat (the order of pins is checked by the list order).
+    func row(_ id: String, user: String = User.defaultID) -> Chat? {
+        guard let chat = chats[id], let member = chat.members[user] else { return nil }
         let last = lastMessage(of: id)
         return Chat(
             id: id, title: chat.title, createdAt: chat.createdAt,
             lastMessage: last.map { LastMessage(id: $0.id, sender: $0.sender, text: $0.text, sentAt: $0.sentAt) },
-            lastMessageDate: last?.sentAt ?? chat.createdAt, unread: chat.unread, revision: 0,
-            list: chat.list, pinOrder: pins[chat.list]!.contains(id) ? 1 : 0, muted: chat.muted)
+            lastMessageDate: last?.sentAt ?? chat.createdAt, unread: Int64(member.unread.count), revision: 0,
+            list: member.list, pinOrder: pinned(user, member.list).contains(id) ? 1 : 0, muted: member.muted)
     }
 
-    /// A list in list order (docs/PROTOCOL.md, Values): its pins in pin order, then the others by date, then id.
-    func list(_ list: ChatList) -> [Chat] {
-        let pinned = pins[list]!.compactMap(row)
-        let others = chats.keys.filter { chats[$0]!.list == list && !pins[list]!.contains($0) }.compactMap(row).sorted {
-            $0.lastMessageDate != $1.lastMessageDate ? $0.lastMessageDate > $1.lastMessageDate : Self.byteLess($0.id, $1.id)
-        }
-        return pinned + others
+    /// `user`'s list in list order (docs/PROTOCOL.md, Values): its pins in pin order, then the others by date, then id.
+    func list(_ list: ChatList, user: String = User.defaultID) -> [Chat] {
+        let pins = pinned(user, list)
+        let others = chats.keys.filter { chats[$0]!.members[user]?.list == list && !pins.contains($0) }
+            .compactMap { row($0, user: user) }
+            .sorted {
+                $0.lastMessageDate != $1.lastMessageDate ? $0.lastMessageDate > $1.lastMessageDate : Self.byteLess($0.id, $1.id)
+            }
+        return pins.compactMap { row($0, user: user) } + others
     }
 
-    /// Every chat, `archive` then `main` (the store's load order).
-    var list: [Chat] { list(.archive) + list(.main) }
+    /// Every chat of `user`, `archive` then `main` (the store's load order).
+    func all(user: String = User.defaultID) -> [Chat] { list(.archive, user: user) + list(.main, user: user) }
+    var list: [Chat] { all() }
+
+    /// The members of a chat, sorted bytewise.
+    func members(_ chatID: String) -> [String] { (chats[chatID]?.members.keys).map { $0.sorted(by: Self.byteLess) } ?? [] }
 
     /// A list's counters, recounted from the rows.
-    func counters(_ list: ChatList) -> ListCounters {
+    func counters(_ list: ChatList, user: String = User.defaultID) -> ListCounters {
         var counters = ListCounters()
-        for chat in self.list(list) {
+        for chat in self.list(list, user: user) {
             counters.total += 1
             if chat.unread > 0 {
                 counters.unread.chats += 1
@@ -95,65 +119,102 @@ struct ReferenceModel {
 
     static func isValid(_ id: String) -> Bool { !id.isEmpty && id.utf8.count <= 128 }
 
+    /// Valid, each once.
+    static func areValid(_ ids: [String]) -> Bool { ids.allSatisfy(isValid) && Set(ids).count == ids.count }
+
+    private mutating func leave(_ chatID: String, user: String) {
+        guard let member = chats[chatID]?.members[user] else { return }
+        pins[user, default: [:]][member.list, default: []].removeAll { $0 == chatID }
+        chats[chatID]!.members[user] = nil
+    }
+
+    /// Checks a per-member event's ids, user and membership; nil when the event may go on.
+    private func refusal(chat id: String, user: String) -> Outcome? {
+        guard Self.isValid(id), Self.isValid(user) else { return .invalidParams }
+        guard users.contains(user), chats[id]?.members[user] != nil else { return .notFound }
+        return nil
+    }
+
     mutating func apply(_ event: ChatEvent) -> Outcome {
         switch event {
-        case .createChat(let id, let title, let createdAt):
+        case .createUser(let id, _, _):
             guard Self.isValid(id) else { return .invalidParams }
+            guard !users.contains(id) else { return .conflict }
+            users.insert(id)
+            return .done
+        case .removeUser(let id):
+            guard Self.isValid(id) else { return .invalidParams }
+            guard users.contains(id) else { return .notFound }
+            for chatID in chats.keys { leave(chatID, user: id) }
+            users.remove(id)
+            pins[id] = nil
+            return .done
+        case .createChat(let id, let title, let createdAt, let members):
+            guard Self.isValid(id), Self.areValid(members) else { return .invalidParams }
             guard chats[id] == nil else { return .conflict }
-            chats[id] = StoredChat(title: title, createdAt: createdAt, unread: 0)
+            guard members.allSatisfy(users.contains) else { return .notFound }
+            chats[id] = StoredChat(title: title, createdAt: createdAt)
+            for user in members { chats[id]!.members[user] = Member() }
             return .chat(id: id)
-        case .renameChat(let id, let title):
-            guard Self.isValid(id) else { return .invalidParams }
+        case .addMembers(let id, let added):
+            guard Self.isValid(id), Self.areValid(added) else { return .invalidParams }
+            guard chats[id] != nil, added.allSatisfy(users.contains) else { return .notFound }
+            for user in added where chats[id]!.members[user] == nil { chats[id]!.members[user] = Member() }
+            return .done
+        case .removeMembers(let id, let removed):
+            guard Self.isValid(id), Self.areValid(removed) else { return .invalidParams }
+            guard chats[id] != nil, removed.allSatisfy(users.contains) else { return .notFound }
+            for user in removed { leave(id, user: user) }
+            return .done
+        case .renameChat(let id, let title, let user):
+            guard Self.isValid(id), Self.isValid(user) else { return .invalidParams }
             guard chats[id] != nil else { return .notFound }
             chats[id]!.title = title
             return .chat(id: id)
         case .removeChat(let id):
             guard Self.isValid(id) else { return .invalidParams }
-            guard chats[id] != nil else { return .notFound }
-            pins[chats[id]!.list]!.removeAll { $0 == id }
+            guard let chat = chats[id] else { return .notFound }
+            for user in chat.members.keys { leave(id, user: user) }
             chats[id] = nil
             messages = messages.filter { $0.value.message.chat != id }
             return .done
-        case .markRead(let id):
-            guard Self.isValid(id) else { return .invalidParams }
-            guard chats[id] != nil else { return .notFound }
-            chats[id]!.unread = 0
-            for (messageID, stored) in messages where stored.message.chat == id { messages[messageID]!.isUnread = false }
+        case .markRead(let id, let user):
+            if let refusal = refusal(chat: id, user: user) { return refusal }
+            chats[id]!.members[user]!.unread = []
             return .chat(id: id)
-        case .pinChat(let id):
-            guard Self.isValid(id) else { return .invalidParams }
-            guard let chat = chats[id] else { return .notFound }
-            if pins[chat.list]!.contains(id) { return .chat(id: id) }
-            guard pins[chat.list]!.count < Self.maxPinnedChats else { return .conflict }
-            pins[chat.list]!.insert(id, at: 0)
+        case .pinChat(let id, let user):
+            if let refusal = refusal(chat: id, user: user) { return refusal }
+            let list = chats[id]!.members[user]!.list
+            if pinned(user, list).contains(id) { return .chat(id: id) }
+            guard pinned(user, list).count < Self.maxPinnedChats else { return .conflict }
+            pins[user, default: [:]][list, default: []].insert(id, at: 0)
             return .chat(id: id)
-        case .unpinChat(let id):
-            guard Self.isValid(id) else { return .invalidParams }
-            guard let chat = chats[id] else { return .notFound }
-            pins[chat.list]!.removeAll { $0 == id }
+        case .unpinChat(let id, let user):
+            if let refusal = refusal(chat: id, user: user) { return refusal }
+            pins[user, default: [:]][chats[id]!.members[user]!.list, default: []].removeAll { $0 == id }
             return .chat(id: id)
-        case .setPinned(let list, let ids):
-            guard ids.allSatisfy(Self.isValid), Set(ids).count == ids.count, ids.count <= Self.maxPinnedChats else {
+        case .setPinned(let list, let ids, let user):
+            guard Self.areValid(ids), Self.isValid(user), ids.count <= Self.maxPinnedChats else {
                 return .invalidParams
             }
+            guard users.contains(user) else { return .notFound }
             for id in ids {
-                guard let chat = chats[id] else { return .notFound }
-                guard chat.list == list else { return .invalidParams }
+                guard let member = chats[id]?.members[user] else { return .notFound }
+                guard member.list == list else { return .invalidParams }
             }
-            pins[list] = ids
+            pins[user, default: [:]][list] = ids
             return .done
-        case .moveChat(let id, let list):
-            guard Self.isValid(id) else { return .invalidParams }
-            guard let chat = chats[id] else { return .notFound }
-            if chat.list != list {
-                pins[chat.list]!.removeAll { $0 == id }
-                chats[id]!.list = list
+        case .moveChat(let id, let list, let user):
+            if let refusal = refusal(chat: id, user: user) { return refusal }
+            let member = chats[id]!.members[user]!
+            if member.list != list {
+                pins[user, default: [:]][member.list, default: []].removeAll { $0 == id }
+                chats[id]!.members[user]!.list = list
             }
             return .chat(id: id)
-        case .setMuted(let id, let muted):
-            guard Self.isValid(id) else { return .invalidParams }
-            guard chats[id] != nil else { return .notFound }
-            chats[id]!.muted = muted
+        case .setMuted(let id, let muted, let user):
+            if let refusal = refusal(chat: id, user: user) { return refusal }
+            chats[id]!.members[user]!.muted = muted
             return .chat(id: id)
         case .postMessage(let message):
             guard Self.isValid(message.chat), Self.isValid(message.id) else { return .invalidParams }
@@ -163,9 +224,15 @@ struct ReferenceModel {
                     && first.sentAt == message.sentAt && existing.originalText == message.text
                 return same ? .posted(duplicate: true) : .conflict
             }
-            guard chats[message.chat] != nil else { return .notFound }
+            guard let chat = chats[message.chat] else { return .notFound }
             messages[message.id] = StoredMessage(message: message, originalText: message.text)
-            chats[message.chat]!.unread += 1
+            for user in chat.members.keys {
+                if user == message.sender {
+                    chats[message.chat]!.members[user]!.unread = []
+                } else {
+                    chats[message.chat]!.members[user]!.unread.insert(message.id)
+                }
+            }
             return .posted(duplicate: false)
         case .editMessage(let id, let text, let editedAt):
             guard Self.isValid(id) else { return .invalidParams }
@@ -176,9 +243,9 @@ struct ReferenceModel {
         case .deleteMessage(let id):
             guard Self.isValid(id) else { return .invalidParams }
             guard let existing = messages[id] else { return .notFound }
-            if !existing.isDeleted, existing.isUnread { chats[existing.message.chat]!.unread -= 1 }
+            let chatID = existing.message.chat
+            for user in chats[chatID]!.members.keys { chats[chatID]!.members[user]!.unread.remove(id) }
             messages[id]!.isDeleted = true
-            messages[id]!.isUnread = false
             return .done
         }
     }

@@ -75,12 +75,7 @@ import TestSupport
         for step in 0..<400 {
             let groupSize = Int.random(in: 0..<4, using: &source.random) == 0 ? Int.random(in: 2...12, using: &source.random) : 1
             let events = (0..<groupSize).map { _ in source.next() }
-            let results: [Result<EventResult, ChatError>]
-            if groupSize == 1 {
-                do { results = [.success(try store.apply(events[0]))] } catch let error as ChatError { results = [.failure(error)] }
-            } else {
-                results = try store.apply(events)
-            }
+            let results = try store.applyAlone(orGrouped: events)
             for (event, result) in zip(events, results) {
                 let expected = model.apply(event)
                 #expect(ReferenceModel.Outcome(result) == expected, "seed \(seed) step \(step): \(event)")

@@ -56,6 +56,97 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("Raw sqlite3 step over the ordered list of 1,000,000 chats", configuration: load) { benchmark in
         blackHole(try Fixtures.bigList!.stepRaw())
     }
+
+    // A user's list among other users' (issue 19): the first subscribe's load and a page deep
+    // in the list (`chats.list` with an offset).
+    let userLists = Benchmark.Configuration(
+        metrics: [.wallClock], warmupIterations: 2, maxDuration: .seconds(4), maxIterations: 200,
+        setup: { Fixtures.userLists = try UserListsFixture() },
+        teardown: { Fixtures.userLists = nil })
+    Benchmark("allChats(of:) of a user with 10,000 of 100,000 chats", configuration: userLists) { benchmark in
+        let (chats, _) = try Fixtures.userLists!.store.allChats(of: "user-3")
+        precondition(chats.count == 10_000)
+        blackHole(chats)
+    }
+    Benchmark("A page of 50 at offset 5,000 of a user's 10,000 chats", configuration: userLists) { benchmark in
+        blackHole(try Fixtures.userLists!.store.chats(in: .main, user: "user-3", offset: 5_000, limit: 50))
+    }
+
+    // Fan-out (issue 19): one post, in its own transaction, to a chat of M members; the sender
+    // is a member, so M − 1 memberships gain an unread message and move. Goal: ≤ 2 ms at 1,000.
+    for members in [2, 10, 100, 1_000, 10_000] {
+        Benchmark("Store post to a chat of \(members) members", configuration: .init(
+            metrics: [.wallClock], warmupIterations: 3, maxDuration: .seconds(4), maxIterations: 2_000,
+            setup: { Fixtures.fanOut = try FanOutFixture(members: members) },
+            teardown: { Fixtures.fanOut = nil }
+        )) { benchmark in
+            for _ in benchmark.scaledIterations { try Fixtures.fanOut!.post() }
+        }
+    }
+}
+
+/// A store of 100,000 chats and 10 users, each a member of 10,000 of them (1 in 10).
+final class UserListsFixture {
+    static let chats = 100_000
+    let path: String
+    let store: ChatDatabase
+
+    init() throws {
+        path = temporaryPath("user-lists")
+        store = try ChatDatabase(path: path)
+        let db = try Database(path: path)
+        try db.execute("""
+            BEGIN;
+            WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < 10)
+            INSERT INTO user (id, name, created_at) SELECT 'user-' || i, 'User ' || i, 0 FROM n;
+            INSERT INTO list_counter SELECT id, list.name, 0, 0, 0, 0, 0 FROM user, (SELECT 'main' AS name UNION ALL SELECT 'archive') AS list
+                WHERE id <> 'me';
+            WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < \(Self.chats))
+            INSERT INTO chat (id, title, created_at, last_message_id, last_message_sender, last_message_text,
+                              last_message_sent_at, last_message_date)
+            SELECT printf('chat-%07d', (i * 7919) % \(Self.chats)), 'Chat number ' || i, 1000,
+                   'msg-' || i, 'user-' || (i % 97), 'the last message of chat ' || i || ', a line of text',
+                   1000000 + (i * 104729) % 5000000, 1000000 + (i * 104729) % 5000000
+            FROM n;
+            INSERT INTO membership (chat_id, user_id, last_message_date, unread, read_through, revision, joined, chat_rowid)
+            SELECT id, 'user-' || (rowid % 10), last_message_date, rowid % 3, 0, rowid, 0, rowid FROM chat;
+            UPDATE list_counter SET total = 10000 WHERE list = 'main' AND user_id <> 'me';
+            COMMIT;
+            """)
+    }
+
+    deinit {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+}
+
+/// A store with one chat of `members` users (and the user `me`, not a member).
+final class FanOutFixture {
+    let path: String
+    let store: ChatDatabase
+    let members: Int
+    var next = 0
+
+    init(members: Int) throws {
+        self.members = members
+        path = temporaryPath("fan-out-\(members)")
+        // Durability normal, as the figures before full became the default (one fsync a commit).
+        store = try ChatDatabase(path: path, options: StoreOptions(durability: .normal))
+        let users = (0..<members).map { "user-\($0)" }
+        for result in try store.apply(users.map { .createUser(id: $0, name: $0, createdAt: 0) }) { _ = try result.get() }
+        try store.apply(.createChat(id: "group", title: "Group", createdAt: 0, members: users))
+    }
+
+    deinit {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    func post() throws {
+        next += 1
+        try store.apply(.postMessage(Message(
+            id: "msg-\(next)", chat: "group", sender: "user-\(next % members)",
+            text: "message number \(next) with a little text", sentAt: Int64(1_000_000 + next))))
+    }
 }
 
 extension Benchmark.Configuration {
@@ -71,6 +162,8 @@ extension Benchmark.Configuration {
 enum Fixtures {
     nonisolated(unsafe) static var ingest: IngestFixture?
     nonisolated(unsafe) static var bigList: BigListFixture?
+    nonisolated(unsafe) static var fanOut: FanOutFixture?
+    nonisolated(unsafe) static var userLists: UserListsFixture?
 }
 
 func temporaryPath(_ name: String) -> String {
@@ -86,7 +179,8 @@ struct BenchmarkFailure: Error, CustomStringConvertible {
 }
 
 /// A store with 1,000 chats that takes message posts, either through `ChatDatabase` or through raw
-/// libsqlite3 calls that write the same rows (message, chat update, change-log row).
+/// libsqlite3 calls that write the same rows (message, chat update, change-log row, the
+/// membership of `me`).
 final class IngestFixture {
     static let chatCount = 1000
     let path: String
@@ -99,7 +193,7 @@ final class IngestFixture {
 
     init(name: String, cacheSizeKiB: Int?) throws {
         path = temporaryPath(name)
-        store = try ChatDatabase(path: path, options: StoreOptions(cacheSizeKiB: cacheSizeKiB))
+        store = try ChatDatabase(path: path, options: StoreOptions(durability: .normal, cacheSizeKiB: cacheSizeKiB))
         _ = try store.apply((0..<Self.chatCount).map { .createChat(id: "chat-\($0)", title: "Chat \($0)", createdAt: 0) })
         revision = try store.latestChangeSequence()
 
@@ -110,10 +204,14 @@ final class IngestFixture {
             "INSERT INTO message (id, chat_id, sender, text, original_text, sent_at) VALUES (?1, ?2, ?3, ?4, ?4, ?5)",
             """
             UPDATE chat SET last_message_id = ?2, last_message_sender = ?3, last_message_text = ?4,
-                last_message_sent_at = ?5, last_message_date = ?5, unread = unread + 1, revision = ?6
+                last_message_sent_at = ?5, last_message_date = ?5
             WHERE id = ?1
             """,
             "INSERT INTO change_log (chat_id, kind) VALUES (?1, 'update')",
+            """
+            UPDATE membership SET unread = unread + 1, revision = ?3, last_message_date = ?2
+            WHERE chat_id = ?1 AND user_id = 'me'
+            """,
             "BEGIN IMMEDIATE", "COMMIT",
         ] {
             var statement: OpaquePointer?
@@ -154,7 +252,7 @@ final class IngestFixture {
 
     func insertRaw(count: Int, groupSize: Int) throws {
         let insertMessage = rawStatements[0], updateChat = rawStatements[1], insertChange = rawStatements[2]
-        let begin = rawStatements[3], commit = rawStatements[4]
+        let updateMembership = rawStatements[3], begin = rawStatements[4], commit = rawStatements[5]
         var inGroup = 0
         for _ in 0..<count {
             if inGroup == 0 { try step(begin) }
@@ -171,10 +269,13 @@ final class IngestFixture {
             try bind(updateChat, 3, message.sender)
             try bind(updateChat, 4, message.text)
             sqlite3_bind_int64(updateChat, 5, message.sentAt)
-            sqlite3_bind_int64(updateChat, 6, revision)
             try step(updateChat)
             try bind(insertChange, 1, message.chat)
             try step(insertChange)
+            try bind(updateMembership, 1, message.chat)
+            sqlite3_bind_int64(updateMembership, 2, message.sentAt)
+            sqlite3_bind_int64(updateMembership, 3, revision)
+            try step(updateMembership)
             inGroup += 1
             if inGroup == groupSize {
                 try step(commit)
@@ -219,11 +320,13 @@ final class BigListFixture {
             BEGIN;
             WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < \(chats))
             INSERT INTO chat (id, title, created_at, last_message_id, last_message_sender, last_message_text,
-                              last_message_sent_at, last_message_date, unread, revision)
+                              last_message_sent_at, last_message_date)
             SELECT printf('chat-%07d', (i * 7919) % \(chats)), 'Chat number ' || i, 1000,
                    'msg-' || i, 'user-' || (i % 97), 'the last message of chat ' || i || ', a line of text',
-                   1000000 + (i * 104729) % 5000000, 1000000 + (i * 104729) % 5000000, i % 5, i + 1
+                   1000000 + (i * 104729) % 5000000, 1000000 + (i * 104729) % 5000000
             FROM n;
+            INSERT INTO membership (chat_id, user_id, last_message_date, unread, read_through, revision, joined, chat_rowid)
+            SELECT id, 'me', last_message_date, rowid % 5, 0, rowid, 0, rowid FROM chat;
             COMMIT;
             """)
     }
@@ -241,9 +344,11 @@ final class BigListFixture {
         defer { sqlite3_close_v2(raw) }
         var statement: OpaquePointer?
         sqlite3_prepare_v2(raw, """
-            SELECT id, title, created_at, last_message_id, last_message_sender, last_message_text,
-                   last_message_sent_at, last_message_date, unread, revision
-            FROM chat ORDER BY last_message_date DESC, id ASC
+            SELECT chat.id, chat.title, chat.created_at, chat.last_message_id, chat.last_message_sender,
+                   chat.last_message_text, chat.last_message_sent_at, chat.last_message_date,
+                   m.unread, m.revision, m.list, m.pin_order, m.muted
+            FROM membership AS m JOIN chat ON chat.id = m.chat_id WHERE m.user_id = 'me'
+            ORDER BY m.list, m.pin_order DESC, m.last_message_date DESC, m.chat_id
             """, -1, &statement, nil)
         defer { sqlite3_finalize(statement) }
         var rows = 0
