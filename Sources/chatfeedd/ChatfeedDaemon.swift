@@ -43,9 +43,11 @@ final class ChatfeedDaemon: Service, Sendable {
                         let writer = OutputWriter(fileDescriptor: self.output)
                         let state = self.state
                         writer.shutdownRequestedAt = { state.value.withLock { $0.stopRequested } }
+                        // Written on its own thread: a stalled stdout holds this session only.
+                        let output = ThreadedOutput(writer, limitBytes: options.sessionOutputLimitBytes)
                         let logger = self.logger
                         // The daemon lives as long as its stdin/stdout session.
-                        let session = engine.openSession(output: writer, onEnd: {
+                        let session = engine.openSession(output: output, onEnd: {
                             logger.info("end of input or stdout closed: shutting down")
                             engine.stop()
                         })
@@ -56,6 +58,7 @@ final class ChatfeedDaemon: Service, Sendable {
                         if stopFirst { engine.stop() }
                         InputReader.start(fileDescriptor: self.input, into: session)
                         engine.waitUntilStopped()
+                        output.waitUntilWritten()
                         if let lost = engine.lostDatabase { finished.resume(throwing: lost) } else { finished.resume() }
                     }
                     thread.name = "chatfeedd.main"

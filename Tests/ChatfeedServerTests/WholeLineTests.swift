@@ -1,4 +1,5 @@
 import ChatModel
+import ChatStore
 import Foundation
 import JSONCodec
 import Testing
@@ -54,5 +55,33 @@ import WireProtocol
             return
         }
         #expect(result["items"]?.arrayValue?.count == chats)
+    }
+
+    /// A client that stops reading holds its own session only, and only past the session's output
+    /// bound (4 MiB): the daemon writes stdout on a thread of its own, so the engine goes on
+    /// reading and committing (and, with a gateway, serving every other session) while the pipe
+    /// is full. Before, the engine itself waited for the pipe, and the writes after it stalled.
+    @Test func aClientThatStopsReadingStdoutDoesNotStopTheEngine() throws {
+        let daemon = try Daemon()
+        daemon.setReadingPaused(true)
+        // Answers of about 2.1 KB each, 1.7 MB in all: more than the pipe holds (1 MiB at most),
+        // less than the session's bound.
+        let title = String(repeating: "t", count: 1_999)
+        let chats = 800
+        for index in 0..<chats {
+            daemon.post("chat.create", ["chat": .string("c\(index)"), "title": .string(title), "createdAt": .integer(Int64(index))])
+        }
+        var committed = 0
+        let deadline = Date(timeIntervalSinceNow: 20)
+        while Date() < deadline {
+            committed = (try? ChatDatabase(path: daemon.databasePath, options: StoreOptions(readOnly: true)).chatCount()) ?? 0
+            if committed == chats { break }
+            usleep(100_000)
+        }
+        #expect(committed == chats, "with stdout unread, \(committed) of \(chats) writes were committed")
+        daemon.setReadingPaused(false)
+        #expect(try daemon.shutDown() == .exited(0))
+        #expect(daemon.malformed.isEmpty)
+        #expect(daemon.responseCount == chats)
     }
 }
