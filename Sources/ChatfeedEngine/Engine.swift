@@ -305,7 +305,9 @@ final class Engine: @unchecked Sendable {
         let user: String
         do {
             user = try actingUser(of: request, in: session)
-            command = try WireCommand(request, now: currentMilliseconds(), user: user)
+            // A user session's post names its sender or is its user's (a trusted one names it).
+            command = try WireCommand(
+                request, now: currentMilliseconds(), user: user, defaultSender: session.identity.boundUser)
             try authorize(command, as: user, identity: session.identity)
         } catch {
             if WireMethod(rawValue: request.method)?.isWrite == true {

@@ -68,6 +68,12 @@ import WireProtocol
             #expect(refused["error"]?["code"] == .integer(-32007), "\(method)")
         }
         #expect(try await backend.result("chat.members", ["chat": "c"]) == ["members": ["bob", "me"]])
+        // A post without `sender` is the session's user's (a trusted session must name one).
+        _ = try await bob.result("message.post", ["chat": "c", "id": "m1", "text": "hi", "sentAt": 5])
+        let page = try await backend.result("messages.list", ["chat": "c"])
+        #expect(page["items"]?.arrayValue?.first?["sender"] == "bob")
+        let unnamed = try await backend.call("message.post", ["chat": "c", "id": "m2", "text": "hi", "sentAt": 6])
+        #expect(unnamed["error"]?["data"]?["field"] == "sender")
     }
 
     @Test func theDefaultUserIsConfigured() async throws {
