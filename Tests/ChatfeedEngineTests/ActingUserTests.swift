@@ -7,7 +7,7 @@ import WireProtocol
 
 /// Every request acts as a user (docs/PROTOCOL.md, Users and sessions): a trusted session names
 /// them with `user` (default `defaultUser`), a user session is its user and may name no other.
-@Suite struct ActingUserTests {
+@Suite(.serialized) struct ActingUserTests {
     private static func engine(_ directory: TemporaryDirectory, defaultUser: String = "me") throws -> ChatEngine {
         try ChatEngine(options: EngineOptions(databasePath: directory.path("users.sqlite"), defaultUser: defaultUser))
     }

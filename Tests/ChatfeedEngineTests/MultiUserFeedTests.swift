@@ -12,8 +12,9 @@ import WireProtocol
 /// in-process engine, with several users subscribed at once (whole lists, windows, unread-only,
 /// the archive; acks late or never needed). Every notification applies in `UIKitBatchModel`, and at
 /// each checkpoint every mirror equals that user's list read from the database by a connection of
-/// the test's own, with counters equal to a recount of those rows.
-@Suite struct MultiUserFeedTests {
+/// the test's own, with counters equal to a recount of those rows. One test at a time: each holds
+/// an engine (and its inotify descriptor, which `SessionTests` counts) for a while.
+@Suite(.serialized) struct MultiUserFeedTests {
     static let users = ["me", "ann", "bob", "zoë", "Ünal"]
     static let chats = ["a", "b", "c", "d", "e", "f", "g"]
 
