@@ -97,7 +97,7 @@ func ensureDatabase(path: String, chats: Int, messagesPerChat: Int, fresh: Bool)
 
 func runStartup(_ options: StartupOptions) throws {
     var config = options.config
-    if let kib = options.cacheSizeKiB { config = try configCopy(of: options.config, cacheSizeKiB: kib) }
+    if let kib = options.cacheSizeKiB { config = try configCopy(of: options.config, setting: ["cacheSizeKiB": kib]) }
     let emptyPath = options.database + ".empty.sqlite"
     try ensureDatabase(path: emptyPath, chats: 0, messagesPerChat: 0, fresh: options.fresh)
     try ensureDatabase(path: options.database, chats: options.chats, messagesPerChat: options.messagesPerChat, fresh: options.fresh)

@@ -161,16 +161,17 @@ func defaultDaemonPath() -> String { repositoryRoot() + "/.build/release/chatfee
 func defaultCLIPath() -> String { repositoryRoot() + "/.build/release/chatfeed" }
 func defaultConfigPath() -> String { repositoryRoot() + "/Config/chatfeed.json" }
 
-/// Writes a copy of the configuration file at `source` with `cacheSizeKiB` replaced.
-func configCopy(of source: String, cacheSizeKiB: Int) throws -> String {
+/// Writes a copy of the configuration file at `source` with the integer settings of `values`
+/// replaced (each key must be in the file).
+func configCopy(of source: String, setting values: [String: Int]) throws -> String {
     var text = try String(contentsOfFile: source, encoding: .utf8)
-    let pattern = try NSRegularExpression(pattern: #""cacheSizeKiB"\s*:\s*\d+"#)
-    let range = NSRange(text.startIndex..., in: text)
-    guard pattern.firstMatch(in: text, range: range) != nil else {
-        throw BenchError("no cacheSizeKiB key in \(source)")
+    for (key, value) in values.sorted(by: { $0.key < $1.key }) {
+        let pattern = try NSRegularExpression(pattern: "\"\(key)\"\\s*:\\s*\\d+")
+        let range = NSRange(text.startIndex..., in: text)
+        guard pattern.firstMatch(in: text, range: range) != nil else { throw BenchError("no \(key) key in \(source)") }
+        text = pattern.stringByReplacingMatches(in: text, range: range, withTemplate: "\"\(key)\": \(value)")
     }
-    text = pattern.stringByReplacingMatches(in: text, range: range, withTemplate: "\"cacheSizeKiB\": \(cacheSizeKiB)")
-    let path = NSTemporaryDirectory() + "chatfeed-bench-config-\(getpid())-\(cacheSizeKiB).json"
+    let path = NSTemporaryDirectory() + "chatfeed-bench-config-\(getpid())-\(values.count)-\(abs(values.description.hashValue)).json"
     try text.write(toFile: path, atomically: true, encoding: .utf8)
     return path
 }

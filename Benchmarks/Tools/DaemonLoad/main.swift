@@ -13,6 +13,7 @@ import Glibc
 //   (cd .. && swift build -c release --product chatfeedd)
 //   swift run -c release DaemonLoad ingest  [options]
 //   swift run -c release DaemonLoad startup [options]
+//   swift run -c release DaemonLoad users   [options]
 
 let usage = """
     usage: DaemonLoad ingest [--chats 10000] [--messages-per-chat 1] [--posts 100000] [--max-in-flight 1] [--limit N]
@@ -25,6 +26,9 @@ let usage = """
                           [--page-size BYTES (VACUUM first)] [--prepare-sql SQL (run before the posts)]
            DaemonLoad startup [--chats 1000000] [--messages-per-chat 1] [--runs 5] [--database PATH] [--fresh]
                               [--cache-kib N] [--daemon PATH] [--config FILE]
+           DaemonLoad users [--users 100000] [--chats 100000] [--members 10] [--subscribed 1000]
+                            [--groups 2,10,100,1000,10000] [--posts 200] [--database PATH] [--fresh]
+                            [--daemon PATH] [--config FILE]
 
     ingest: prepares a database of --chats chats through ChatDatabase, starts chatfeedd on it, subscribes
       to the full list with maxInFlight --max-in-flight and acks every notification as it arrives,
@@ -34,6 +38,9 @@ let usage = """
       database by raw libsqlite3 calls in transactions of --group posts, SQLite checkpointing by itself.
     startup: the time from spawning chatfeedd to its first response, and its resident memory,
       on a database of --chats chats and on an empty one.
+    users: issue 19's figures (Users.swift says how): resident memory with every user idle, a user's first
+      subscribe at 100, 1,000 and 10,000 chats, memory per subscribed user, and fan-out — every member of a
+      group subscribed, posts to the group: member-list batches per second and post→batch percentiles.
     """
 
 func fail(_ message: String) -> Never {
@@ -175,6 +182,25 @@ do {
             }
         }
         try runStartup(o)
+    case "users":
+        var o = UsersOptions()
+        var options = OptionReader(arguments)
+        while let option = options.next() {
+            switch option {
+            case "--users": o.users = options.int()
+            case "--chats": o.chats = options.int()
+            case "--members": o.members = max(1, options.int())
+            case "--subscribed": o.subscribed = options.int()
+            case "--groups": o.groups = options.value().split(separator: ",").compactMap { Int($0) }
+            case "--posts": o.posts = max(1, options.int())
+            case "--database": o.database = options.value()
+            case "--fresh": o.fresh = true
+            case "--daemon": o.daemon = options.value()
+            case "--config": o.config = options.value()
+            default: options.unknown()
+            }
+        }
+        try runUsers(o)
     case "-h", "--help", "help":
         print(usage)
     default:
