@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChatModel
 import ChatStore
 import ChatfeedConfig
 import Foundation
@@ -36,6 +37,40 @@ struct StoreSelection: ParsableArguments {
             if quickCheck { try store.checkIntegrity() }
             return store
         }
+    }
+}
+
+extension StoreSelection {
+    /// The user a per-user command acts as when `--user` is not given: the configuration's
+    /// default user (SPEC §10, "One account").
+    func defaultUser() throws -> String {
+        User.defaultID
+    }
+
+    /// Opens the store as `openStore(readOnly:)` does and checks that `user` names a user of it: an unknown
+    /// user is not found, before anything is read or written.
+    func openStore(actingAs user: String, readOnly: Bool = false) throws -> ChatDatabase {
+        let store = try openStore(readOnly: readOnly)
+        try reportingFailures {
+            try Identifier.validate(user, field: "user")
+            if try store.user(id: user) == nil { throw ChatError.notFound(kind: "user", id: user) }
+        }
+        return store
+    }
+}
+
+/// `--user U`, taken by every command that reads or writes one user's state: the user it acts
+/// as, the configuration's `defaultUser` ("me") when not given.
+struct ActingUserOption: ParsableArguments {
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Act as this user (default: the configuration's defaultUser, \"me\").", valueName: "id"))
+    var user: String?
+
+    /// `--user`, else the default user of `selection`'s configuration.
+    func resolve(_ selection: StoreSelection) throws -> String {
+        if let user { return user }
+        return try selection.defaultUser()
     }
 }
 
