@@ -42,6 +42,8 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
     public var maxDatabaseMiB = Int((engine.store.maxDatabaseBytes ?? 0) >> 20)
     public var checkpointIntervalMilliseconds = engine.checkpointIntervalMilliseconds
     public var sessionOutputLimitBytes = engine.sessionOutputLimitBytes
+    public var defaultUser = engine.defaultUser
+    public var idleUserIndexSeconds = engine.idleUserIndexSeconds
 
     /// The built-in defaults (equal to `Config/chatfeed.json`).
     public init() {}
@@ -86,6 +88,10 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
                  "how long after a commit the daemon copies the write-ahead log into the database file (on a thread of its own, with every commit made meanwhile); longer copies a page that many commits changed once and lets the `-wal` file grow larger meanwhile"),
         .integer("sessionOutputLimitBytes", \.sessionOutputLimitBytes, 1024...Int(Int32.max),
                  "the most output an in-process session may leave unread; beyond it the engine holds that session's requests until it reads on (other sessions go on)"),
+        .string("defaultUser", \.defaultUser,
+                "the user a trusted session's request acts as when it names none (the `user` param); a single-account database has one user, `me`"),
+        .integer("idleUserIndexSeconds", \.idleUserIndexSeconds, 0...86_400,
+                 "how long the daemon keeps a user's live chat lists after their last subscription ended (0: dropped at once); a user with none costs no memory, and their `chats.list` reads the database"),
     ]
 
     /// The key of `name`, if any.
