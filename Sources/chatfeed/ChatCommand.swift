@@ -90,7 +90,7 @@ struct ChatCommand: ParsableCommand {
             let opened = try store.openStore(readOnly: access.readOnly)
             let members = try reportingFailures { try opened.members(ofChat: chat) }
             if json {
-                output(UserJSON.members(members).description)
+                output(WireResults.chatMembers(members.map(\.id)).description)
                 return
             }
             output(usersTable(members))

@@ -15,13 +15,17 @@ struct StoreSelection: ParsableArguments {
 
     /// The database path, the store options, and whether to check the file at start.
     func resolve() throws -> (path: String, options: StoreOptions, quickCheck: Bool) {
-        let configuration: ChatfeedConfiguration
+        let configuration = try loadConfiguration()
+        return (database ?? configuration.database, configuration.storeOptions, configuration.quickCheckAtStart)
+    }
+
+    /// The configuration file's settings over the defaults; a bad file is one clear error.
+    func loadConfiguration() throws -> ChatfeedConfiguration {
         do {
-            configuration = try ChatfeedConfiguration.load(file: config)
+            return try ChatfeedConfiguration.load(file: config)
         } catch {
             throw CLIFailure(message: error.description)
         }
-        return (database ?? configuration.database, configuration.storeOptions, configuration.quickCheckAtStart)
     }
 
     /// Opens the store, creating the file when `create` and it is missing, and refuses a damaged
@@ -44,7 +48,7 @@ extension StoreSelection {
     /// The user a per-user command acts as when `--user` is not given: the configuration's
     /// default user (SPEC §10, "One account").
     func defaultUser() throws -> String {
-        User.defaultID
+        try loadConfiguration().defaultUser
     }
 
     /// Opens the store as `openStore(readOnly:)` does and checks that `user` names a user of it: an unknown

@@ -2,6 +2,7 @@ import ArgumentParser
 import ChatModel
 import ChatStore
 import JSONCodec
+import WireProtocol
 
 /// `chatfeed user create|remove|list`: the accounts that have chat lists (SPEC §2).
 struct UserCommand: ParsableCommand {
@@ -25,7 +26,7 @@ struct UserCommand: ParsableCommand {
             let opened = try store.openStore()
             let user = User(id: id, name: name ?? id, createdAt: createdAt ?? currentMilliseconds())
             try reportingFailures { _ = try opened.apply(.createUser(id: user.id, name: user.name, createdAt: user.createdAt)) }
-            output(UserJSON.user(user).description)
+            output(WireResults.user(user).description)
         }
     }
 
@@ -53,7 +54,7 @@ struct UserCommand: ParsableCommand {
             let opened = try store.openStore(readOnly: access.readOnly)
             let users = try reportingFailures { try opened.users() }
             if json {
-                output(JSONValue.object(["users": .array(users.map(UserJSON.user))]).description)
+                output(JSONValue.object(["users": .array(users.map(WireResults.user))]).description)
                 return
             }
             output(usersTable(users))
@@ -69,16 +70,4 @@ func usersTable(_ users: [User]) -> String {
         table.append([user.id, user.name, relativeTime(user.createdAt, now: now)])
     }
     return table.render()
-}
-
-/// The JSON the user commands print: a user as `user.create` returns it, and `chat.members`'
-/// result (docs/PROTOCOL.md).
-enum UserJSON {
-    static func user(_ user: User) -> JSONValue {
-        .object(["id": .string(user.id), "name": .string(user.name), "createdAt": .integer(user.createdAt)])
-    }
-
-    static func members(_ members: [User]) -> JSONValue {
-        .object(["members": .array(members.map { .string($0.id) })])
-    }
 }

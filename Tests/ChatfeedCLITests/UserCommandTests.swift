@@ -169,6 +169,22 @@ import TestSupport
         #expect(try Self.snapshot(db) == before)
     }
 
+    /// Without --user a command acts as the configuration's defaultUser.
+    @Test func theConfigurationChoosesTheDefaultUser() throws {
+        let (directory, db, store) = try Self.database()
+        defer { withExtendedLifetime(directory) {} }
+        let config = directory.path("ann.json")
+        try Data(#"{"defaultUser": "ann"}"#.utf8).write(to: URL(fileURLWithPath: config))
+        let asAnn = db + ["--config", config]
+        #expect(try CLI.run(["chat", "create", "d", "--title", "D", "--at", "1"] + asAnn).status == 0)
+        #expect(try CLI.run(["send", "d", "hi", "--id", "m1", "--at", "2"] + asAnn).stdout == "m1\n")
+        #expect(try store.members(ofChat: "d").map(\.id) == ["ann"])
+        #expect(try store.messages(chat: "d", limit: 1).items.first?.sender == "ann")
+        let listed = try Self.json(try CLI.run(["chats", "--json"] + asAnn))
+        #expect((listed["items"] as? [[String: Any]])?.map { $0["id"] as? String } == ["d"])
+        #expect(try Self.json(try CLI.run(["chats", "--json"] + db))["total"] as? Int == 0)
+    }
+
     @Test func sendTakesOneSender() throws {
         let (directory, db, _) = try Self.database()
         defer { withExtendedLifetime(directory) {} }
