@@ -6,7 +6,7 @@ import ChatStore
 struct ChatCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "chat",
-        abstract: "Create, rename, remove, read, pin, archive or mute a chat; add, list or remove its members.",
+        abstract: "Create, rename, remove, read, pin, archive or mute a chat; add or list its members, or leave it.",
         subcommands: [
             Create.self, Add.self, Leave.self, Members.self, Rename.self, Remove.self, Read.self, Pin.self, Unpin.self,
             Archive.self, Unarchive.self, Mute.self, Unmute.self,

@@ -16,6 +16,20 @@ struct WatchCommandTests {
         #expect(!outcome.stdout.contains("breaks UIKit"))
     }
 
+    @Test("--demo makes several users: direct and group chats of the watched user, with messages from different members")
+    func demoUsers() throws {
+        let outcome = try BuiltExecutable.run("chatfeed", ["watch", "--demo", "--duration", "2", "--limit", "30"])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let last = try #require(outcome.stdout.components(separatedBy: "chatfeed watch — main: ").last)
+        // Ten direct chats with the watched user, "Me & …" (some may have been left or removed since).
+        #expect(last.components(separatedBy: "Me & ").count - 1 >= 5, "\(last)")
+        #expect(["Family", "Book club", "Team standup", "Flat 3B"].contains { last.contains($0) }, "\(last)")
+        let senders = Set(["alice", "bob", "chen", "dara", "emeka", "fatima", "gustav", "hana", "ivan", "jonas", "kiri", "lena", "mateo", "nadia"]
+            .filter { last.contains(" \($0): ") })
+        #expect(senders.count >= 3, "the last messages come from several members: \(senders)")
+        #expect(!outcome.stdout.contains("breaks UIKit"))
+    }
+
     @Test("watching an existing database shows its chats and the CLI's writes")
     func existingDatabase() throws {
         let directory = try TemporaryDirectory()
