@@ -89,7 +89,7 @@ let package = Package(
             "ChatfeedClient", "ChatfeedUIKit", "ChatModel", "ListDiff", "JSONCodec", "WireProtocol", "TestSupport", "chatfeedd",
         ]),
         .testTarget(name: "ChatfeedEngineTests", dependencies: [
-            "ChatfeedEngine", "ChatfeedConfig", "ChatStore", "ChatModel", "JSONCodec", "WireProtocol", "TestSupport",
+            "ChatfeedEngine", "ChatfeedConfig", "ChatStore", "ChatModel", "JSONCodec", "ListDiff", "WireProtocol", "TestSupport",
         ]),
         .testTarget(name: "ChatfeedServerTests", dependencies: [
             "ChatfeedConfig", "ChatStore", "ChatModel", "ListDiff", "JSONCodec", "WireProtocol", "TestSupport",

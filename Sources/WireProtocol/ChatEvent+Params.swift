@@ -13,9 +13,9 @@ extension ChatEvent {
     ) throws(ChatError) -> ChatEvent? {
         let event: ChatEvent
         // The acting user's param, where the method takes one.
-        let acting = method.takesActingUser ? [WireMethod.userParam] : []
+        let acting = method.takesActingUser ? WireMethod.userParam : nil
         func reader(_ allowed: [String]) throws(ChatError) -> ParamsReader {
-            try ParamsReader(params: params, method: method.rawValue, allowed: allowed + acting)
+            try ParamsReader(params: params, method: method.rawValue, allowed: allowed, alsoAllowed: acting)
         }
         switch method {
         case .userCreate:
