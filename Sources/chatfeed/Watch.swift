@@ -34,6 +34,7 @@ struct Watch: AsyncParsableCommand {
     var duration: Double?
     @Option(help: ArgumentHelp("Resume from the rows saved in this file, and save the rows shown to it when the watch stops.", valueName: "file"))
     var resume: String?
+    @OptionGroup var acting: ActingUserOption
     @OptionGroup var store: StoreSelection
 
     func validate() throws {
@@ -69,16 +70,18 @@ struct Watch: AsyncParsableCommand {
             throw CLIFailure(message: "\(error)")
         }
         let client: ChatClient
-        do { client = try await ChatClient(transport: transport) } catch { throw CLIFailure(message: "\(error)") }
+        do { client = try await ChatClient(transport: transport, user: acting.user) } catch { throw CLIFailure(message: "\(error)") }
+        // The demo's users and chats exist before the watched user subscribes; its traffic follows.
+        let traffic = try demo ? DemoWriter.seeded(
+            DemoTraffic(viewer: acting.resolve(store), now: currentMilliseconds()), database: database,
+            options: store.resolve().options) : nil
         let terminal = TerminalOutput()
         let window = limit ?? max(100, terminal.isInteractive ? terminal.size().rows : 0)
         let session = await WatchSession(
             client: client, terminal: terminal,
-            model: WatchModel(title: demo ? "demo" : database, view: list.rawValue + (unread ? ", unread only" : "")))
-        let traffic = demo
-            ? DemoWriter(traffic: DemoTraffic(viewer: try store.defaultUser(), now: currentMilliseconds()),
-                         database: database, options: try store.resolve().options)
-            : nil
+            model: WatchModel(
+                title: (demo ? "demo" : database) + (acting.user.map { " — \($0)" } ?? ""),
+                view: list.rawValue + (unread ? ", unread only" : "")))
         let failure = await session.run(
             options: SubscriptionOptions(list: list, unreadOnly: unread, limit: window, maxInFlight: 1), saved: saved,
             traffic: traffic, duration: duration)
@@ -163,18 +166,29 @@ final class WatchSession {
 }
 
 /// The demo's writes, applied to the demo database as another process's writes (as `chatfeed
-/// send` does): the seed's phases (each in one transaction), then a few writes every 0.15–0.6 s,
-/// until cancelled. A write the store refuses (a pin beyond the limit) is skipped.
+/// send` does): the seed's phases (each in one transaction) before the watch subscribes, then a
+/// few writes every 0.15–0.6 s, until cancelled. A write the store refuses (a pin beyond the
+/// limit) is skipped.
 struct DemoWriter: Sendable {
     var traffic: DemoTraffic
     var database: String
     var options: StoreOptions
 
+    /// Applies the seed of `traffic` to the database (which the daemon made) and returns the
+    /// writer of what follows.
+    static func seeded(_ traffic: DemoTraffic, database: String, options: StoreOptions) throws -> DemoWriter {
+        var traffic = traffic
+        try reportingFailures {
+            let store = try ChatDatabase(path: database, options: options)
+            for phase in traffic.seed() { _ = try store.apply(phase) }
+        }
+        return DemoWriter(traffic: traffic, database: database, options: options)
+    }
+
     func run() async {
         var traffic = traffic
         // The store belongs to this task for its whole life.
         guard let store = try? ChatDatabase(path: database, options: options) else { return }
-        for phase in traffic.seed() { _ = try? store.apply(phase) }
         while !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(Int.random(in: 150...600)))
             _ = try? store.apply(traffic.next(now: currentMilliseconds()))
