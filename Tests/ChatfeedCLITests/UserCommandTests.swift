@@ -51,6 +51,8 @@ import TestSupport
         #expect(table.status == 0 && table.stdout.hasPrefix("USER") && table.stdout.contains("Bob"))
 
         #expect(try CLI.run(["chat", "create", "c", "--title", "C", "--members", "cat,ann"] + db).status == 0)
+        let stats = try Self.json(try CLI.run(["stats", "--json"] + db))
+        #expect(stats["users"] as? Int == 4 && stats["memberships"] as? Int == 2 && stats["chats"] as? Int == 1)
         let removed = try CLI.run(["user", "remove", "cat"] + db)
         #expect(removed.status == 0 && removed.stdout.isEmpty && removed.stderr.isEmpty)
         #expect(try store.user(id: "cat") == nil)
