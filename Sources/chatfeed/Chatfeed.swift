@@ -13,7 +13,7 @@ struct Chatfeed: AsyncParsableCommand {
         abstract: "Create, write and query a chatfeed store.",
         version: ChatfeedVersion.current,
         subcommands: [
-            Init.self, ChatCommand.self, Send.self, Edit.self, Delete.self, Chats.self, Messages.self, Locate.self, Stats.self,
+            Init.self, UserCommand.self, ChatCommand.self, Send.self, Edit.self, Delete.self, Chats.self, Messages.self, Locate.self, Stats.self,
             Diff.self, Watch.self,
         ])
 

@@ -14,6 +14,7 @@ struct Chats: ParsableCommand {
     @Option(help: "How many chats to show.") var limit = 100
     @Option(help: "How many chats to skip from the top.") var offset = 0
     @Flag(help: "Print the chats.list result as JSON.") var json = false
+    @OptionGroup var acting: ActingUserOption
     @OptionGroup var store: StoreSelection
     @OptionGroup var access: ReadOnlyOption
 
@@ -23,9 +24,10 @@ struct Chats: ParsableCommand {
     }
 
     func run() throws {
-        let opened = try store.openStore(readOnly: access.readOnly)
+        let user = try acting.resolve(store)
+        let opened = try store.openStore(actingAs: user, readOnly: access.readOnly)
         let view = ChatListView(list: list, unreadOnly: unread)
-        let (counters, items) = try reportingFailures { try opened.page(of: view, offset: offset, limit: limit) }
+        let (counters, items) = try reportingFailures { try opened.page(of: view, user: user, offset: offset, limit: limit) }
         if json {
             outputJSON { WireResults.appendChatsList(total: counters.total, unread: counters.unread, items: items, to: &$0) }
             return

@@ -8,6 +8,7 @@ struct Locate: ParsableCommand {
     @Argument(help: "Chat ids.") var ids: [String]
     @Option(help: "The list: main or archive.") var list = ChatList.main
     @Flag(help: "Print the chats.locate result as JSON.") var json = false
+    @OptionGroup var acting: ActingUserOption
     @OptionGroup var store: StoreSelection
     @OptionGroup var access: ReadOnlyOption
 
@@ -16,9 +17,10 @@ struct Locate: ParsableCommand {
     }
 
     func run() throws {
-        let opened = try store.openStore(readOnly: access.readOnly)
+        let user = try acting.resolve(store)
+        let opened = try store.openStore(actingAs: user, readOnly: access.readOnly)
         let (total, positions) = try reportingFailures {
-            (try opened.counters(of: list).total, try opened.positions(of: ids, in: list))
+            (try opened.counters(of: list, user: user).total, try opened.positions(of: ids, in: list, user: user))
         }
         if json {
             output(WireResults.chatsLocate(total: total, indices: ids.map { ($0, positions[$0] ?? nil) }).description)

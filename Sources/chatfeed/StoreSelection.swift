@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChatModel
 import ChatStore
 import ChatfeedConfig
 import Foundation
@@ -14,13 +15,17 @@ struct StoreSelection: ParsableArguments {
 
     /// The database path, the store options, and whether to check the file at start.
     func resolve() throws -> (path: String, options: StoreOptions, quickCheck: Bool) {
-        let configuration: ChatfeedConfiguration
+        let configuration = try loadConfiguration()
+        return (database ?? configuration.database, configuration.storeOptions, configuration.quickCheckAtStart)
+    }
+
+    /// The configuration file's settings over the defaults; a bad file is one clear error.
+    func loadConfiguration() throws -> ChatfeedConfiguration {
         do {
-            configuration = try ChatfeedConfiguration.load(file: config)
+            return try ChatfeedConfiguration.load(file: config)
         } catch {
             throw CLIFailure(message: error.description)
         }
-        return (database ?? configuration.database, configuration.storeOptions, configuration.quickCheckAtStart)
     }
 
     /// Opens the store, creating the file when `create` and it is missing, and refuses a damaged
@@ -36,6 +41,40 @@ struct StoreSelection: ParsableArguments {
             if quickCheck { try store.checkIntegrity() }
             return store
         }
+    }
+}
+
+extension StoreSelection {
+    /// The user a per-user command acts as when `--user` is not given: the configuration's
+    /// default user (SPEC §10, "One account").
+    func defaultUser() throws -> String {
+        try loadConfiguration().defaultUser
+    }
+
+    /// Opens the store as `openStore(readOnly:)` does and checks that `user` names a user of it: an unknown
+    /// user is not found, before anything is read or written.
+    func openStore(actingAs user: String, readOnly: Bool = false) throws -> ChatDatabase {
+        let store = try openStore(readOnly: readOnly)
+        try reportingFailures {
+            try Identifier.validate(user, field: "user")
+            if try store.user(id: user) == nil { throw ChatError.notFound(kind: "user", id: user) }
+        }
+        return store
+    }
+}
+
+/// `--user U`, taken by every command that reads or writes one user's state: the user it acts
+/// as, the configuration's `defaultUser` ("me") when not given.
+struct ActingUserOption: ParsableArguments {
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Act as this user (default: the configuration's defaultUser, \"me\").", valueName: "id"))
+    var user: String?
+
+    /// `--user`, else the default user of `selection`'s configuration.
+    func resolve(_ selection: StoreSelection) throws -> String {
+        if let user { return user }
+        return try selection.defaultUser()
     }
 }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ChatfeedClient
 import ChatModel
+import ChatStore
 import Foundation
 import JSONCodec
 import WireProtocol
@@ -14,9 +15,11 @@ struct Watch: AsyncParsableCommand {
         abstract: "Render the live chat list as a table view would show it.",
         discussion: """
             Starts chatfeedd on the database as a child process and subscribes to the top rows. \
-            With --demo it makes a fresh demo database and generates traffic: bursts of messages, \
-            late messages, deleted last messages, renames, reads, new and removed chats, pins, \
-            archiving and mute. Pinned chats are on top (📌), muted ones marked 🔕; the title shows \
+            With --demo it makes a fresh demo database with several users and generates traffic \
+            among them, written as another process's writes: direct and group chats, messages from \
+            different members (bursts, late messages, deleted last messages), the watched user \
+            writing and reading on another device, others reading, renames, people joining and \
+            leaving groups, new and removed chats, and each user's own pins, archive and mute. Pinned chats are on top (📌), muted ones marked 🔕; the title shows \
             the list's unread badge, a legend explains the columns. The view follows the \
             terminal's size; Ctrl-C stops. \
             With --resume FILE it saves the rows it shows to FILE when it stops, and next time shows \
@@ -31,6 +34,7 @@ struct Watch: AsyncParsableCommand {
     var duration: Double?
     @Option(help: ArgumentHelp("Resume from the rows saved in this file, and save the rows shown to it when the watch stops.", valueName: "file"))
     var resume: String?
+    @OptionGroup var acting: ActingUserOption
     @OptionGroup var store: StoreSelection
 
     func validate() throws {
@@ -66,15 +70,21 @@ struct Watch: AsyncParsableCommand {
             throw CLIFailure(message: "\(error)")
         }
         let client: ChatClient
-        do { client = try await ChatClient(transport: transport) } catch { throw CLIFailure(message: "\(error)") }
+        do { client = try await ChatClient(transport: transport, user: acting.user) } catch { throw CLIFailure(message: "\(error)") }
+        // The demo's users and chats exist before the watched user subscribes; its traffic follows.
+        let traffic = try demo ? DemoWriter.seeded(
+            DemoTraffic(viewer: acting.resolve(store), now: currentMilliseconds()), database: database,
+            options: store.resolve().options) : nil
         let terminal = TerminalOutput()
         let window = limit ?? max(100, terminal.isInteractive ? terminal.size().rows : 0)
         let session = await WatchSession(
             client: client, terminal: terminal,
-            model: WatchModel(title: demo ? "demo" : database, view: list.rawValue + (unread ? ", unread only" : "")))
+            model: WatchModel(
+                title: (demo ? "demo" : database) + (acting.user.map { " — \($0)" } ?? ""),
+                view: list.rawValue + (unread ? ", unread only" : "")))
         let failure = await session.run(
             options: SubscriptionOptions(list: list, unreadOnly: unread, limit: window, maxInFlight: 1), saved: saved,
-            traffic: demo ? DemoTraffic(now: currentMilliseconds()) : nil, duration: duration)
+            traffic: traffic, duration: duration)
         await client.close()
         if let failure { throw CLIFailure(message: failure) }
         if let resume, await session.model.isSubscribed || saved != nil {
@@ -103,7 +113,7 @@ final class WatchSession {
     }
 
     /// Runs until stopped; returns the error that stopped it, if one did.
-    func run(options: SubscriptionOptions, saved: [Chat]?, traffic: DemoTraffic?, duration: Double?) async -> String? {
+    func run(options: SubscriptionOptions, saved: [Chat]?, traffic: DemoWriter?, duration: Double?) async -> String? {
         Signals.install()
         terminal.enter()
         defer { terminal.leave() }
@@ -123,7 +133,7 @@ final class WatchSession {
                 failure = "\(error)"
             }
         }
-        let writer = traffic.map { traffic in Task { [client] in await Self.generate(traffic, through: client) } }
+        let writer = traffic.map { traffic in Task.detached { await traffic.run() } }
         defer {
             feed.cancel()
             writer?.cancel()
@@ -153,18 +163,35 @@ final class WatchSession {
         return failure
     }
 
-    /// The demo's writes: the seed's phases (each sent at once), then a few writes every
-    /// 0.15–0.6 s. A write the engine refuses (a pin beyond the limit) is skipped.
-    nonisolated static func generate(_ traffic: DemoTraffic, through client: ChatClient) async {
+}
+
+/// The demo's writes, applied to the demo database as another process's writes (as `chatfeed
+/// send` does): the seed's phases (each in one transaction) before the watch subscribes, then a
+/// few writes every 0.15–0.6 s, until cancelled. A write the store refuses (a pin beyond the
+/// limit) is skipped.
+struct DemoWriter: Sendable {
+    var traffic: DemoTraffic
+    var database: String
+    var options: StoreOptions
+
+    /// Applies the seed of `traffic` to the database (which the daemon made) and returns the
+    /// writer of what follows.
+    static func seeded(_ traffic: DemoTraffic, database: String, options: StoreOptions) throws -> DemoWriter {
         var traffic = traffic
-        for phase in traffic.seed() {
-            await withTaskGroup(of: Void.self) { group in
-                for write in phase { group.addTask { try? await write.send(to: client) } }
-            }
+        try reportingFailures {
+            let store = try ChatDatabase(path: database, options: options)
+            for phase in traffic.seed() { _ = try store.apply(phase) }
         }
+        return DemoWriter(traffic: traffic, database: database, options: options)
+    }
+
+    func run() async {
+        var traffic = traffic
+        // The store belongs to this task for its whole life.
+        guard let store = try? ChatDatabase(path: database, options: options) else { return }
         while !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(Int.random(in: 150...600)))
-            for write in traffic.next(now: currentMilliseconds()) { try? await write.send(to: client) }
+            _ = try? store.apply(traffic.next(now: currentMilliseconds()))
         }
     }
 }

@@ -16,6 +16,47 @@ struct WatchCommandTests {
         #expect(!outcome.stdout.contains("breaks UIKit"))
     }
 
+    @Test("--demo makes several users: direct and group chats of the watched user, with messages from different members")
+    func demoUsers() throws {
+        let outcome = try BuiltExecutable.run("chatfeed", ["watch", "--demo", "--duration", "2", "--limit", "30"])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let last = try #require(outcome.stdout.components(separatedBy: "chatfeed watch — main: ").last)
+        // Ten direct chats with the watched user, "Me & …" (some may have been left or removed since).
+        #expect(last.components(separatedBy: "Me & ").count - 1 >= 5, "\(last)")
+        #expect(["Family", "Book club", "Team standup", "Flat 3B"].contains { last.contains($0) }, "\(last)")
+        let senders = Set(["alice", "bob", "chen", "dara", "emeka", "fatima", "gustav", "hana", "ivan", "jonas", "kiri", "lena", "mateo", "nadia"]
+            .filter { last.contains(" \($0): ") })
+        #expect(senders.count >= 3, "the last messages come from several members: \(senders)")
+        #expect(!outcome.stdout.contains("breaks UIKit"))
+    }
+
+    @Test("--user watches that user's list; an unknown user is one error line")
+    func user() throws {
+        let directory = try TemporaryDirectory()
+        let db = ["--database", directory.path("u.sqlite")]
+        #expect(try BuiltExecutable.run("chatfeed", ["init"] + db).status == 0)
+        #expect(try BuiltExecutable.run("chatfeed", ["user", "create", "ann"] + db).status == 0)
+        #expect(try BuiltExecutable.run("chatfeed", ["chat", "create", "a", "--title", "Ann's room", "--user", "ann"] + db).status == 0)
+        #expect(try BuiltExecutable.run("chatfeed", ["chat", "create", "m", "--title", "My room"] + db).status == 0)
+        let ann = try BuiltExecutable.run("chatfeed", ["watch", "--user", "ann", "--duration", "0.5"] + db)
+        #expect(ann.status == 0, "\(ann.stderr)")
+        #expect(ann.stdout.contains("Ann's room") && !ann.stdout.contains("My room"))
+        let mine = try BuiltExecutable.run("chatfeed", ["watch", "--duration", "0.5"] + db)
+        #expect(mine.stdout.contains("My room") && !mine.stdout.contains("Ann's room"))
+        let unknown = try BuiltExecutable.run("chatfeed", ["watch", "--user", "zed", "--duration", "0.5"] + db)
+        #expect(unknown.status == 1 && unknown.stderr.contains("no user with id 'zed'"), "\(unknown.stderr)")
+        #expect(unknown.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test("--demo --user watches the demo as that user")
+    func demoAsAUser() throws {
+        let outcome = try BuiltExecutable.run("chatfeed", ["watch", "--demo", "--user", "alice", "--duration", "1", "--limit", "30"])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let last = try #require(outcome.stdout.components(separatedBy: "chatfeed watch — main: ").last)
+        #expect(last.components(separatedBy: "Alice & ").count - 1 >= 5, "\(last)")
+        #expect(!last.contains("Me & "))
+    }
+
     @Test("watching an existing database shows its chats and the CLI's writes")
     func existingDatabase() throws {
         let directory = try TemporaryDirectory()

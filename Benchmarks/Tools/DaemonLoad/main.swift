@@ -24,6 +24,8 @@ let usage = """
            DaemonLoad raw [--chats 10000] [--messages-per-chat 1] [--posts 100000] [--group 400] [--runs 1] [--seed 1]
                           [--autocheckpoint PAGES (1000)] [--durability full|normal] [--database PATH]
                           [--page-size BYTES (VACUUM first)] [--prepare-sql SQL (run before the posts)]
+           DaemonLoad fanout [--members 2,10,100,1000,10000] [--posts N (default: about --batches batches)] [--batches 200000]
+                             [--group 1 (posts written at once)] [--database PATH] [--daemon PATH] [--config FILE]
            DaemonLoad startup [--chats 1000000] [--messages-per-chat 1] [--runs 5] [--database PATH] [--fresh]
                               [--cache-kib N] [--daemon PATH] [--config FILE]
            DaemonLoad users [--users 100000] [--chats 100000] [--members 10] [--subscribed 1000]
@@ -36,6 +38,10 @@ let usage = """
       latency from each post's write to its response and to the first notification that shows it.
     raw: the baseline of ingest's bytes written per post: the same posts written into the same prepared
       database by raw libsqlite3 calls in transactions of --group posts, SQLite checkpointing by itself.
+    fanout: for each M of --members, a database of M users who are all members of one chat; chatfeedd
+      on it with every member subscribed to their main list (maxInFlight 0); posts from each member in
+      turn, --group at a time, each group's batches awaited before the next: member-list batches per
+      second and the latency from a post's write to each member's batch that shows it.
     startup: the time from spawning chatfeedd to its first response, and its resident memory,
       on a database of --chats chats and on an empty one.
     users: issue 19's figures (Users.swift says how): resident memory with every user idle, a user's first
@@ -165,6 +171,31 @@ do {
             bytes.append(Double(result.writtenBytes) / Double(max(result.posts, 1)))
         }
         if o.runs > 1 { print("median of \(o.runs) runs: \(grouped(Int(median(bytes)))) bytes/post") }
+    case "fanout":
+        var o = FanoutOptions()
+        var options = OptionReader(arguments)
+        while let option = options.next() {
+            switch option {
+            case "--members":
+                let text = options.value()
+                o.members = text.split(separator: ",").map { Int($0.replacingOccurrences(of: "_", with: "")) ?? 0 }
+                if o.members.contains(where: { $0 < 1 }) { fail("--members: positive integers separated by commas, not \(text)") }
+            case "--posts": o.posts = max(1, options.int())
+            case "--batches": o.batches = max(1, options.int())
+            case "--group": o.group = max(1, options.int())
+            case "--database": o.database = options.value()
+            case "--daemon": o.daemon = options.value()
+            case "--config": o.config = options.value()
+            case "--log-level": o.logLevel = options.value()
+            default: options.unknown()
+            }
+        }
+        printFanoutHeader(o)
+        for members in o.members {
+            let result = try runFanout(o, members: members)
+            if result.errors > 0 { fail("\(result.errors) error(s), the first: \(result.firstError ?? "")") }
+            printFanout(result)
+        }
     case "startup":
         var o = StartupOptions()
         var options = OptionReader(arguments)
