@@ -12,23 +12,19 @@ import Glibc
 //
 // The database: `--users` users (u0…), `--chats` chats of `--members` members each (the members
 // of chat c are u((c·members + k) mod users), so that every user is in about
-// chats·members/users chats), plus the fan-out groups `group-M` (members u0…u(M−1)) and three
-// "heavy" users with 100, 1,000 and 10,000 chats (the first chats) for the first-subscribe load.
+// chats·members/users chats), plus three "heavy" users with 100, 1,000 and 10,000 chats (the
+// first chats) for the first-subscribe load.
 // It measures, in one run of the daemon:
 //   1. resident memory with every user idle, beside an empty database's;
 //   2. a user's first subscribe (full list) at 100, 1,000 and 10,000 chats;
-//   3. resident memory with `--subscribed` users each holding a top-20 window;
-//   4. fan-out: every member of `group-M` subscribed (a top-20 window, maxInFlight 0), then
-//      `--posts` posts to the group as fast as the pipe takes them: member-list batches per
-//      second (first post written → last batch read) and post→batch latency percentiles.
+//   3. resident memory with `--subscribed` users each holding a top-20 window.
+// Fan-out end to end is `DaemonLoad fanout` (Fanout.swift).
 
 struct UsersOptions {
     var users = 100_000
     var chats = 100_000
     var members = 10
     var subscribed = 1_000
-    var groups = [2, 10, 100, 1_000, 10_000]
-    var posts = 200
     var daemon = defaultDaemonPath()
     var config = defaultConfigPath()
     var database = NSTemporaryDirectory() + "chatfeed-users-bench.sqlite"
@@ -54,8 +50,7 @@ enum UsersDataSet {
             for case .failure(let error) in try store.apply(pending) { throw error }
             pending.removeAll(keepingCapacity: true)
         }
-        let largestGroup = o.groups.max() ?? 0
-        for n in 0..<max(o.users, largestGroup) {
+        for n in 0..<o.users {
             try add(.createUser(id: userID(n), name: "User \(n)", createdAt: DataSet.seedBase))
         }
         for chats in heavy { try add(.createUser(id: heavyID(chats), name: "Heavy \(chats)", createdAt: DataSet.seedBase)) }
@@ -72,11 +67,6 @@ enum UsersDataSet {
                 id: "s\(c)", chat: DataSet.chatID(c), sender: members[0], text: DataSet.text(c),
                 sentAt: DataSet.seedBase + 1_000_000 + Int64(c))))
         }
-        for size in o.groups {
-            try add(.createChat(
-                id: "group-\(size)", title: "Group of \(size)", createdAt: DataSet.seedBase,
-                members: (0..<size).map(userID)))
-        }
         try flush()
         let seconds = Double(nowNanoseconds() - start) / 1e9
         FileHandle.standardError.write(Data("prepared \(o.database) in \(format(seconds, 1)) s\n".utf8))
@@ -88,15 +78,12 @@ private final class UsersSession: @unchecked Sendable {
     let daemon: DaemonProcess
     private let condition = NSCondition()
     private var responses: [Int64: (JSONValue, UInt64)] = [:]
-    /// Arrival times of `feed.batch` notifications by the post number their chat's last message
-    /// names (-1: none).
-    private var batches: [(post: Int, at: UInt64)] = []
     private var ended = false
     private var nextID: Int64 = 1
 
     init(_ o: UsersOptions, database: String) throws {
-        // Every member of the largest group holds a subscription at once.
-        let config = try configCopy(of: o.config, setting: ["maxSubscriptions": max(256, o.subscribed, o.groups.max() ?? 0) + 16])
+        // Every subscribed user at once.
+        let config = try configCopy(of: o.config, setting: ["maxSubscriptions": max(256, o.subscribed) + 16])
         daemon = try DaemonProcess(
             executable: o.daemon, arguments: ["--database", database, "--config", config, "--log-level", "warning"],
             stderrPath: database + ".stderr.log")
@@ -110,30 +97,10 @@ private final class UsersSession: @unchecked Sendable {
     }
 
     private func received(_ line: UnsafeRawBufferPointer, at now: UInt64) {
-        // Notifications are counted by a byte search: parsing 10,000 batches would time the parser.
-        if line.count > 40, line.starts(with: #"{"jsonrpc":"2.0","method":"feed.batch""#.utf8) {
-            condition.lock(); batches.append((Self.postNumber(in: line), now)); condition.unlock()
-            return
-        }
+        // Notifications are not measured here.
+        if line.starts(with: #"{"jsonrpc":"2.0","method":"#.utf8) { return }
         guard let value = try? JSONValue(parsing: line), let id = value["id"]?.int64Value else { return }
         condition.lock(); responses[id] = (value, now); condition.broadcast(); condition.unlock()
-    }
-
-    /// The n of the first `"id":"mN"` in a line (a benchmark post), or -1.
-    private static func postNumber(in line: UnsafeRawBufferPointer) -> Int {
-        let pattern = Array(#""id":"m"#.utf8)
-        guard line.count > pattern.count else { return -1 }
-        var i = 0
-        while i + pattern.count < line.count {
-            if line[i] == pattern[0], (0..<pattern.count).allSatisfy({ line[i + $0] == pattern[$0] }) {
-                var n = 0
-                var j = i + pattern.count
-                while j < line.count, line[j] >= 48, line[j] <= 57 { n = n * 10 + Int(line[j] - 48); j += 1 }
-                return n
-            }
-            i += 1
-        }
-        return -1
     }
 
     /// Sends a request and returns its id.
@@ -164,27 +131,6 @@ private final class UsersSession: @unchecked Sendable {
         try response(send(method, params)).0
     }
 
-    /// Waits until `members` batches showing post `last` arrived (every member's list reached
-    /// the last post) or `timeout`, and takes every batch received.
-    func takeBatches(untilPost last: Int, reaches members: Int, timeout: TimeInterval) -> [(post: Int, at: UInt64)] {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        var checked = 0
-        var reached = 0
-        while true {
-            condition.lock()
-            while checked < batches.count {
-                if batches[checked].post == last { reached += 1 }
-                checked += 1
-            }
-            if reached >= members || ended || Date() >= deadline {
-                defer { batches.removeAll(); condition.unlock() }
-                return batches
-            }
-            condition.unlock()
-            usleep(2_000)
-        }
-    }
-
     func shutDown() -> Int32 {
         daemon.closeInput()
         return daemon.wait()
@@ -193,7 +139,7 @@ private final class UsersSession: @unchecked Sendable {
 
 func runUsers(_ o: UsersOptions) throws {
     let marker = o.database + ".params"
-    let wanted = "users=\(o.users) chats=\(o.chats) members=\(o.members) groups=\(o.groups)"
+    let wanted = "users=\(o.users) chats=\(o.chats) members=\(o.members)"
     if o.fresh || (try? String(contentsOfFile: marker, encoding: .utf8)) != wanted {
         unlink(marker)
         try UsersDataSet.prepare(o)
@@ -203,7 +149,7 @@ func runUsers(_ o: UsersOptions) throws {
     }
     let emptyPath = o.database + ".empty.sqlite"
     try ensureDatabase(path: emptyPath, chats: 0, messagesPerChat: 0, fresh: o.fresh)
-    print("users: \(grouped(o.users)) users, \(grouped(o.chats)) chats of \(o.members) members (\(grouped(o.chats * o.members)) memberships), groups \(o.groups); \(ProcessInfo.processInfo.activeProcessorCount) cores; load \(loadAverage())")
+    print("users: \(grouped(o.users)) users, \(grouped(o.chats)) chats of \(o.members) members (\(grouped(o.chats * o.members)) memberships); \(ProcessInfo.processInfo.activeProcessorCount) cores; load \(loadAverage())")
 
     // 1. Idle users cost nothing: resident memory beside an empty database's.
     let empty = try UsersSession(o, database: emptyPath)
@@ -243,43 +189,6 @@ func runUsers(_ o: UsersOptions) throws {
     }
     _ = try session.call("server.version", [:])
 
-    // 4. Fan-out: every member of the group subscribed, posts to the group.
-    var postNumber = 0
-    for size in o.groups.sorted() {
-        let ids = (0..<size).map { n in
-            session.send("feed.subscribe", ["user": .string(UsersDataSet.userID(n)), "limit": .number(JSONNumber(20)), "maxInFlight": .number(JSONNumber(0))])
-        }
-        var groupSubscriptions: [String] = []
-        for id in ids { groupSubscriptions.append(try session.response(id).0["subscription"]?.stringValue ?? "") }
-        _ = session.takeBatches(untilPost: -2, reaches: 1, timeout: 0.2)
-        let posts = max(1, min(o.posts, 200_000 / size))
-        var writtenAt: [Int: UInt64] = [:]
-        let first = postNumber
-        var postIDs: [Int64] = []
-        for k in 0..<posts {
-            let n = first + k
-            writtenAt[n] = nowNanoseconds()
-            postIDs.append(session.send("message.post", [
-                "chat": .string("group-\(size)"), "id": .string("m\(n)"), "sender": .string(UsersDataSet.userID(k % size)),
-                "text": .string(DataSet.text(n)), "sentAt": .number(JSONNumber(DataSet.postBase + Int64(n))),
-            ]))
-        }
-        postNumber += posts
-        for id in postIDs { _ = try session.response(id) }
-        let received = session.takeBatches(untilPost: first + posts - 1, reaches: size, timeout: 120)
-        let counted = received.filter { writtenAt[$0.post] != nil }
-        let startAt = writtenAt[first]!
-        let lastAt = counted.map(\.at).max() ?? startAt
-        let latencies = Percentiles(counted.map { Double($0.at - writtenAt[$0.post]!) / 1e6 })
-        let perSecond = Double(counted.count) / (Double(lastAt - startAt) / 1e9)
-        let seconds = Double(lastAt - startAt) / 1e9
-        let reachedAll = received.filter { $0.post == first + posts - 1 }.count >= size
-        print("4. group of \(grouped(size)): \(posts) posts in \(format(seconds * 1000, 0)) ms\(reachedAll ? "" : " (NOT every member reached the last post)"): \(grouped(counted.count)) member-list batches (\(grouped(Int(perSecond)))/s; group commits coalesce posts), \(grouped(Int(Double(posts * size) / seconds))) member-list updates/s (posts × members); post→batch p50 \(format(latencies.median, 1)) ms, p99 \(format(latencies.percentile(99), 1)) ms, max \(format(latencies.max, 1)) ms; load \(loadAverage())")
-        for subscription in groupSubscriptions {
-            session.send("feed.unsubscribe", ["subscription": .string(subscription)])
-        }
-        _ = try session.call("server.version", [:])
-    }
     let status = session.shutDown()
     if status != 0 { throw BenchError("chatfeedd exited with status \(status)") }
 }

@@ -29,8 +29,7 @@ let usage = """
            DaemonLoad startup [--chats 1000000] [--messages-per-chat 1] [--runs 5] [--database PATH] [--fresh]
                               [--cache-kib N] [--daemon PATH] [--config FILE]
            DaemonLoad users [--users 100000] [--chats 100000] [--members 10] [--subscribed 1000]
-                            [--groups 2,10,100,1000,10000] [--posts 200] [--database PATH] [--fresh]
-                            [--daemon PATH] [--config FILE]
+                            [--database PATH] [--fresh] [--daemon PATH] [--config FILE]
 
     ingest: prepares a database of --chats chats through ChatDatabase, starts chatfeedd on it, subscribes
       to the full list with maxInFlight --max-in-flight and acks every notification as it arrives,
@@ -44,9 +43,8 @@ let usage = """
       second and the latency from a post's write to each member's batch that shows it.
     startup: the time from spawning chatfeedd to its first response, and its resident memory,
       on a database of --chats chats and on an empty one.
-    users: issue 19's figures (Users.swift says how): resident memory with every user idle, a user's first
-      subscribe at 100, 1,000 and 10,000 chats, memory per subscribed user, and fan-out — every member of a
-      group subscribed, posts to the group: member-list batches per second and post→batch percentiles.
+    users: issue 19's figures besides fanout (Users.swift says how): resident memory with every user idle,
+      a user's first subscribe at 100, 1,000 and 10,000 chats, memory per subscribed user.
     """
 
 func fail(_ message: String) -> Never {
@@ -222,8 +220,6 @@ do {
             case "--chats": o.chats = options.int()
             case "--members": o.members = max(1, options.int())
             case "--subscribed": o.subscribed = options.int()
-            case "--groups": o.groups = options.value().split(separator: ",").compactMap { Int($0) }
-            case "--posts": o.posts = max(1, options.int())
             case "--database": o.database = options.value()
             case "--fresh": o.fresh = true
             case "--daemon": o.daemon = options.value()
