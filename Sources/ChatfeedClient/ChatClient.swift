@@ -431,7 +431,7 @@ public actor ChatClient {
     /// subscription is ended) and replaced by a plain subscribe: the app reloads the list.
     private func sendSubscribe(_ handle: Int, waitingForReconnect: Bool = true) async throws {
         guard let record = subscriptions[handle] else { return }
-        var subscribe = FeedSubscribeParams(
+        let subscribe = FeedSubscribeParams(
             view: ChatListView(list: record.options.list, unreadOnly: record.options.unreadOnly),
             limit: record.options.limit, maxInFlight: record.options.maxInFlight)
         if engineTakesKnown, let mirror = record.mirror, mirror.chats.count <= Self.maxKnownRows {
