@@ -87,6 +87,23 @@ function element(tag, className, text) {
   return node;
 }
 
+// Marks drawn as SVG (no emoji font needed): a pin and a crossed-out bell.
+const ICONS = {
+  pinned: "M9 2h6l-1 6 4 4v2h-5v6l-1 2-1-2v-6H6v-2l4-4z",
+  muted: "M12 3a5 5 0 0 0-5 5v4l-2 3h14l-2-3V8a5 5 0 0 0-5-5zm-2 14a2 2 0 0 0 4 0zM3 3l18 18-1.4 1.4L1.6 4.4z",
+};
+function icon(name, title) {
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("class", `mark mark-${name}`);
+  svg.setAttribute("role", "img");
+  svg.setAttribute("aria-label", title);
+  const path = document.createElementNS("http://www.w3.org/2000/svg", "path");
+  path.setAttribute("d", ICONS[name]);
+  svg.append(path);
+  return svg;
+}
+
 function timeText(ms) {
   const date = new Date(ms);
   const today = new Date();
@@ -104,8 +121,8 @@ function renderRow(chat, row) {
   const lines = element("span", "lines");
   const top = element("span", "top");
   top.append(element("span", "title", chat.title || chat.id));
-  if (chat.muted) top.append(Object.assign(element("span", "mark", "🔕"), { title: "Muted" }));
-  if (chat.pinned) top.append(Object.assign(element("span", "mark", "📌"), { title: "Pinned" }));
+  if (chat.muted) top.append(icon("muted", "Muted"));
+  if (chat.pinned) top.append(icon("pinned", "Pinned"));
   top.append(element("span", "when", timeText(chat.lastMessageDate)));
   const bottom = element("span", "bottom");
   const last = chat.lastMessage;
