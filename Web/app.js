@@ -1,5 +1,5 @@
 // The chatfeed web page: a user's chat lists (main, archive, unread), a chat's messages and a
-// composer, over Web/chatfeed.js. What tests rely on (docs/WEB.md): `?user=U`, `[data-chat-list]`,
+// composer, over Web/chatfeed.js. What tests rely on (README, The web client): `?user=U`, `[data-chat-list]`,
 // `[data-chat-id]`, `[data-unread]`, `[data-list-badge]`, `window.chatfeed.stats` and `.idle`.
 
 import { ChatfeedConnection, ChatList } from "./chatfeed.js";
