@@ -19,9 +19,13 @@ function tokenUser(token) {
   }
 }
 
+/** The gateway refused a dev token (no dev tokens there, or no such user): ask for a token instead. */
+class NoDevToken extends Error {}
+
+/** A dev token from the gateway; a network failure throws as it is (the connection retries). */
 async function devToken(user) {
   const response = await fetch(`/dev/token?user=${encodeURIComponent(user)}`);
-  if (!response.ok) throw new Error(`${response.status} ${(await response.text()).trim()}`);
+  if (!response.ok) throw new NoDevToken(`${response.status} ${(await response.text()).trim()}`);
   return (await response.json()).token;
 }
 
@@ -61,6 +65,7 @@ async function signIn() {
         try {
           return await devToken(user);
         } catch (error) {
+          if (!(error instanceof NoDevToken)) throw error;
           if (pasted() && tokenUser(pasted()) === user) return pasted();
           return askForToken(`No dev token for '${user}' from this gateway (${error.message}): paste a token for ${user}.`);
         }

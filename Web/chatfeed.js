@@ -82,6 +82,7 @@ export class ChatfeedConnection extends EventTarget {
   }
 
   async connect() {
+    if (this.socket !== null || this.stopped) return;
     let token;
     try {
       token = await this.getToken();
@@ -116,10 +117,11 @@ export class ChatfeedConnection extends EventTarget {
 
   scheduleReconnect() {
     if (this.stopped) return;
-    // Full jitter over an exponential ceiling: a gateway restart does not get every client at once.
+    // Equal jitter (half the ceiling plus a random half) over an exponential ceiling: a gateway restart does not get every client at once.
     const ceiling = Math.min(this.maxDelayMs, this.minDelayMs * 2 ** this.attempt);
     this.attempt += 1;
     const delay = ceiling / 2 + Math.random() * (ceiling / 2);
+    clearTimeout(this.retryTimer);
     this.retryTimer = setTimeout(() => this.connect(), delay);
   }
 
