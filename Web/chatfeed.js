@@ -145,20 +145,33 @@ export class ChatfeedConnection extends EventTarget {
     else request.resolve(message.result);
   }
 
-  /** Sends a request and returns its result (rejects with `RPCError` or `ConnectionClosedError`). */
+  /**
+   * Sends a request and returns its result. While the connection is (re)opening the request waits
+   * for it, within the time limit; a request in flight when the connection closes fails with
+   * `ConnectionClosedError` (a write may or may not have been applied). Other failures reject with
+   * `RPCError` (the server's answer) or a time-out error.
+   */
   call(method, params = {}) {
     return new Promise((resolve, reject) => {
-      if (!this.isOpen) {
-        reject(new ConnectionClosedError(method));
-        return;
-      }
-      const id = this.nextId++;
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        reject(new Error(`${method}: no answer within ${this.requestTimeoutMs} ms`));
-      }, this.requestTimeoutMs);
-      this.pending.set(id, { method, resolve, reject, timer });
-      this.socket.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
+      const deadline = Date.now() + this.requestTimeoutMs;
+      const timedOut = () => reject(new Error(`${method}: no answer within ${this.requestTimeoutMs} ms`));
+      const send = () => {
+        if (this.stopped) {
+          reject(new ConnectionClosedError(method));
+          return;
+        }
+        if (!this.isOpen) {
+          const wait = setTimeout(() => { this.removeEventListener("open", opened); timedOut(); }, deadline - Date.now());
+          const opened = () => { clearTimeout(wait); send(); };
+          this.addEventListener("open", opened, { once: true });
+          return;
+        }
+        const id = this.nextId++;
+        const timer = setTimeout(() => { this.pending.delete(id); timedOut(); }, Math.max(0, deadline - Date.now()));
+        this.pending.set(id, { method, resolve, reject, timer });
+        this.socket.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
+      };
+      send();
     });
   }
 
@@ -314,8 +327,15 @@ export class ChatList extends EventTarget {
     try {
       result = await this.connection.call("feed.subscribe", params);
     } catch (error) {
-      if (generation === this.generation) this.subscribing = false;
-      if (!(error instanceof ConnectionClosedError)) console.warn(`chatfeed: subscribe failed: ${error.message}`);
+      if (generation !== this.generation) return;
+      this.subscribing = false;
+      this.emitState();
+      if (error instanceof ConnectionClosedError) return;  // the next open subscribes again
+      // Refused (a limit reached) or no answer: try again on this connection a little later.
+      console.warn(`chatfeed: subscribe failed: ${error.message}; retrying`);
+      setTimeout(() => {
+        if (generation === this.generation && !this.closed && this.connection.isOpen) this.subscribe();
+      }, 2000 + Math.random() * 2000);
       return;
     }
     if (generation !== this.generation) return;
