@@ -585,7 +585,17 @@ export class ChatList extends EventTarget {
     for (const row of leaving) {
       animations.push(row.animate([{ opacity: 1 }, { opacity: 0 }], { duration: this.moveMs, easing: "ease-in", fill: "forwards" }));
     }
+    // A row that moves passes over the rows it overtakes (they only shift by a row or two).
+    const movers = change.moved.map((id) => existing.get(id)).filter((row) => row !== undefined);
+    for (const row of movers) {
+      row.style.position = "relative";
+      row.style.zIndex = "1";
+    }
     await Promise.all(animations.map((animation) => animation.finished.catch(() => {})));
+    for (const row of movers) {
+      row.style.position = "";
+      row.style.zIndex = "";
+    }
     for (const row of leaving) row.remove();
   }
 }
