@@ -164,9 +164,17 @@ final class Engine: @unchecked Sendable {
                 if session.heldEvents.isEmpty { end(session) } else { session.inputEnded = true }
             case .databaseChanged:
                 watcherWakes += 1  // lookForOtherWriters() checks every round
+            case .call(let body):
+                commitPendingWrites()  // it sees every write before it
+                body(self)
             }
         }
         commitPendingWrites()
+    }
+
+    /// The user `id`, nil when there is none (a look for `ChatEngine.user(_:)`).
+    func user(id: String) throws -> User? {
+        try store.user(id: id)
     }
 
     // MARK: Sessions
