@@ -111,8 +111,7 @@ function icon(name, title) {
 
 function timeText(ms) {
   const date = new Date(ms);
-  const today = new Date();
-  return date.toDateString() === today.toDateString()
+  return Math.abs(Date.now() - ms) < 20 * 3_600_000
     ? date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })
     : date.toLocaleDateString([], { month: "short", day: "numeric" });
 }

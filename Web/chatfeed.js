@@ -242,6 +242,8 @@ export class ChatList extends EventTarget {
     this.closed = false;
     this.saveTimer = null;
     this.failures = 0;
+    /** How many saved rows were shown at once, before any request (0: none were saved). */
+    this.restoredRows = 0;
     // Rows that fade out are placed absolutely over the list while the others close the gap.
     if (globalThis.getComputedStyle?.(element).position === "static") element.style.position = "relative";
 
@@ -291,6 +293,7 @@ export class ChatList extends EventTarget {
     }
     this.total = saved.total ?? saved.rows.length;
     this.unread = saved.unread ?? this.unread;
+    this.restoredRows = saved.rows.length;
     this.redraw();
     this.changed();
   }
@@ -338,7 +341,11 @@ export class ChatList extends EventTarget {
       }, 2000 + Math.random() * 2000);
       return;
     }
-    if (generation !== this.generation) return;
+    if (generation !== this.generation) {
+      // Closed or lost meanwhile: this subscription is nobody's.
+      this.connection.notify("feed.unsubscribe", { subscription: result.subscription });
+      return;
+    }
     this.subscribing = false;
     this.subscription = result.subscription;
     this.expectedSeq = 1;
