@@ -8,7 +8,6 @@ import json
 import os
 import random
 import re
-import shlex
 import subprocess
 import tempfile
 import threading
@@ -62,8 +61,6 @@ class Gateway:
         database = os.path.join(directory, "chat.sqlite")
         chatfeedd = os.environ.get("CHATFEEDD", os.path.join(ROOT, ".build", "debug", "chatfeedd"))
         command = [chatfeedd, "--database", database, "--config", config, "--listen", f"127.0.0.1:{self.port}"]
-        if "CHATFEED_GATEWAY_COMMAND" in os.environ:  # another gateway build, for trying the tests
-            command = shlex.split(os.environ["CHATFEED_GATEWAY_COMMAND"].format(port=self.port, database=database, config=config))
         self.log = open(os.path.join(directory, "gateway.log"), "w")
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=self.log, text=True, bufsize=1)
