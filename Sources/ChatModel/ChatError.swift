@@ -11,6 +11,9 @@ public enum ChatError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A configured limit of the daemon is reached (`maxSubscriptions`): `setting` names the
     /// configuration key, the message says what to do.
     case limitReached(setting: String, limit: Int, reason: String)
+    /// The session acts beyond its rights (a user session acting as another user, or calling a
+    /// method for trusted sessions only): `right` names the right it lacks; nothing changed.
+    case forbidden(right: String, reason: String)
 
     public var description: String {
         switch self {
@@ -18,6 +21,7 @@ public enum ChatError: Error, Hashable, Sendable, CustomStringConvertible {
         case .notFound(let kind, let id): "no \(kind) with id '\(id)'"
         case .conflict(let message): message
         case .limitReached(let setting, let limit, let reason): "\(reason) (the limit is \(limit), '\(setting)' in the configuration)"
+        case .forbidden(_, let reason): "forbidden: \(reason)"
         }
     }
 }

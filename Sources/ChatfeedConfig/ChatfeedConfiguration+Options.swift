@@ -21,7 +21,9 @@ extension ChatfeedConfiguration {
             groupCommitMaxMilliseconds: groupCommitMaxMilliseconds,
             quickCheckAtStart: quickCheckAtStart,
             checkpointIntervalMilliseconds: checkpointIntervalMilliseconds,
-            sessionOutputLimitBytes: sessionOutputLimitBytes)
+            sessionOutputLimitBytes: sessionOutputLimitBytes,
+            defaultUser: defaultUser,
+            idleUserIndexSeconds: idleUserIndexSeconds)
     }
 
     /// How the store opens its connection under this configuration.

@@ -43,6 +43,8 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
     public var maxDatabaseMiB = Int((engine.store.maxDatabaseBytes ?? 0) >> 20)
     public var checkpointIntervalMilliseconds = engine.checkpointIntervalMilliseconds
     public var sessionOutputLimitBytes = engine.sessionOutputLimitBytes
+    public var defaultUser = engine.defaultUser
+    public var idleUserIndexSeconds = engine.idleUserIndexSeconds
     public var tokenSecretFile = GatewayOptions.defaultTokenSecretFile
     public var pingIntervalSeconds = GatewayOptions.defaultPingIntervalSeconds
     public var maxConnections = GatewayOptions.defaultMaxConnections
@@ -92,6 +94,10 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
                  "how long after a commit the daemon copies the write-ahead log into the database file (on a thread of its own, with every commit made meanwhile); longer copies a page that many commits changed once and lets the `-wal` file grow larger meanwhile"),
         .integer("sessionOutputLimitBytes", \.sessionOutputLimitBytes, 1024...Int(Int32.max),
                  "the most output an in-process or WebSocket session may leave unsent; beyond it the engine holds that session's requests until it reads on (other sessions go on)"),
+        .string("defaultUser", \.defaultUser,
+                "the user a trusted session's request acts as when it names none (the `user` param); a single-account database has one user, `me`"),
+        .integer("idleUserIndexSeconds", \.idleUserIndexSeconds, 0...86_400,
+                 "how long the daemon keeps a user's live chat lists after their last subscription ended (0: dropped at once); a user with none costs no memory, and their `chats.list` reads the database"),
         .string("tokenSecretFile", \.tokenSecretFile,
                 "the gateway's (`chatfeedd --listen`) HS256 token secret, in a file (surrounding whitespace trimmed); a gateway without a readable one refuses to start"),
         .integer("pingIntervalSeconds", \.pingIntervalSeconds, 1...3600,

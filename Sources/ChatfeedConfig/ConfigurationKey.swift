@@ -81,7 +81,7 @@ public struct ConfigurationKey: @unchecked Sendable {
         }
         switch kind {
         case .string:
-            guard case .string(let text) = value else { throw wrongType("a file path (string)") }
+            guard case .string(let text) = value else { throw wrongType(name == "database" ? "a file path (string)" : "a string") }
             guard !text.isEmpty else { throw outOfRange("must not be empty") }
             return value
         case .integer(let range):

@@ -18,9 +18,9 @@ import WireProtocol
 /// consecutive writes in one transaction (group commit), answers, catches the feed up from the
 /// change log, and writes the batches, without ever yielding in between.
 final class Engine: @unchecked Sendable {
-    private let options: EngineOptions
-    private let logger: Logger
-    private let store: ChatDatabase
+    let options: EngineOptions
+    let logger: Logger
+    let store: ChatDatabase
     /// Checkpoints the WAL on its own thread, so that commits here never wait for an fsync
     /// (nil when read-only).
     private let checkpointer: BackgroundCheckpointer?
@@ -48,6 +48,9 @@ final class Engine: @unchecked Sendable {
     /// Set when the database file was deleted or replaced under the engine: writes are refused
     /// from then on, and the daemon's exit status says so.
     private(set) var lostDatabase: ChatStoreError?
+    /// Users seen to exist, so that a request's acting user is looked up in the store once
+    /// (at most `knownUsersLimit` of them: engine memory never follows the number of users).
+    var knownUsers = Set<String>()
 
     /// Opens (or creates) the database and loads the chat list.
     init(options: EngineOptions, logger: Logger, queue: InputQueue, shutdown: ShutdownRequest) throws {
@@ -301,8 +304,11 @@ final class Engine: @unchecked Sendable {
 
     private func handle(_ request: RPCRequest, from session: Session) {
         let command: WireCommand
+        let user: String
         do {
-            command = try WireCommand(request, now: currentMilliseconds())
+            user = try actingUser(of: request, in: session)
+            command = try WireCommand(request, now: currentMilliseconds(), user: user)
+            try authorize(command, as: user, identity: session.identity)
         } catch {
             if WireMethod(rawValue: request.method)?.isWrite == true {
                 queueWrite(id: request.id, method: request.method, .failure(error), from: session)
@@ -320,7 +326,7 @@ final class Engine: @unchecked Sendable {
         commitPendingWrites()
         lookForOtherWriters()
         do {
-            let (result, released) = try answer(command, from: session)
+            let (result, released) = try answer(command, as: user, from: session)
             if let id = request.id {
                 switch result {
                 case .value(let value): RPCMessage.appendResultResponse(id: id, result: value, to: &outputBuffer)
@@ -336,24 +342,42 @@ final class Engine: @unchecked Sendable {
 
     /// The result of a read or feed request, and the notifications it releases (an ack's), which
     /// go out after its response.
-    private func answer(_ command: WireCommand, from session: Session) throws -> (Answer, [FeedNotification]) {
+    private func answer(_ command: WireCommand, as user: String, from session: Session) throws -> (Answer, [FeedNotification]) {
         switch command {
         case .write:
             preconditionFailure("writes are committed in groups")
         case .listChats(let params):
+            guard user == User.defaultID else {
+                let page = try store.page(of: params.view, user: user, offset: params.offset, limit: params.limit)
+                return (.raw {
+                    WireResults.appendChatsList(
+                        total: page.counters.total, unread: page.counters.unread, items: page.items, to: &$0)
+                }, [])
+            }
             let items = feed.index.chats(from: params.offset, count: params.limit, in: params.view)
             let counters = feed.index.counters(of: params.view.list)
             return (.raw {
                 WireResults.appendChatsList(total: counters.total, unread: counters.unread, items: items, to: &$0)
             }, [])
         case .locateChats(let params):
+            guard user == User.defaultID else {
+                let positions = try store.positions(of: params.ids, in: params.list, user: user)
+                let total = try store.counters(of: params.list, user: user).total
+                return (.value(WireResults.chatsLocate(
+                    total: total, indices: params.ids.map { ($0, positions[$0] ?? nil) })), [])
+            }
             let view = ChatListView(list: params.list)
             return (.value(WireResults.chatsLocate(
                 total: feed.index.count(of: view), indices: params.ids.map { ($0, feed.index.index(of: $0, in: view)) })), [])
+        case .members(let params):
+            return (.value(WireResults.chatMembers(try store.members(ofChat: params.chat).map(\.id))), [])
         case .listMessages(let params):
             let page = try store.messages(chat: params.chat, before: params.before, after: params.after, limit: params.limit)
             return (.raw { WireResults.appendMessagesList(chat: params.chat, page: page, to: &$0) }, [])
         case .subscribe(let params):
+            guard user == User.defaultID else {
+                throw ChatError.invalidParams(field: "user", reason: "subscriptions to users other than 'me' come in a later commit")
+            }
             let snapshot = try feed.subscribe(
                 view: params.view, limit: params.limit, maxInFlight: params.maxInFlight, known: params.known)
             subscriptionOwners[snapshot.subscription] = session
@@ -434,7 +458,7 @@ final class Engine: @unchecked Sendable {
     /// Commits the pending writes, answers each in order, and sends the batches: one
     /// transaction, or several when a group would hold the write lock longer than
     /// `groupCommitMaxMilliseconds` (each answered and sent before the next begins).
-    private func commitPendingWrites() {
+    func commitPendingWrites() {
         guard !pendingWrites.isEmpty else { return }
         var writes = pendingWrites[...]
         pendingWrites.removeAll(keepingCapacity: true)
@@ -483,11 +507,14 @@ final class Engine: @unchecked Sendable {
             switch write.event {
             case .failure(let error):
                 respond(id: write.id, error: error, isNotification: write.id == nil, method: write.method, to: write.session)
-            case .success:
+            case .success(let event):
                 switch outcomes.popLast()! {
                 case .success(let result):
+                    if case .removeUser(let user) = event { userRemoved(user) }
                     if let id = write.id {
-                        RPCMessage.appendResultResponse(id: id, to: &outputBuffer, writeResult: result.appendJSON)
+                        RPCMessage.appendResultResponse(id: id, to: &outputBuffer) {
+                            WireResults.appendWriteResult(result, of: event, to: &$0)
+                        }
                         flushOutputBuffer(to: write.session)
                     }
                 case .failure(let error):
@@ -627,7 +654,7 @@ final class Engine: @unchecked Sendable {
 }
 
 /// What the engine thread keeps of an open session.
-private final class Session {
+final class Session {
     let id: Int
     let identity: SessionIdentity
     let output: any EngineOutput
@@ -652,7 +679,7 @@ private final class Session {
 }
 
 /// A framed request kept while its session is held.
-private enum HeldEvent {
+enum HeldEvent {
     case line([UInt8])
     case tooLong(prefix: [UInt8])
 }

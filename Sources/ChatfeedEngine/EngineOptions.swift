@@ -1,4 +1,5 @@
 import ChangeFeed
+import ChatModel
 import ChatStore
 
 /// Everything the engine needs to know to run. The daemon fills it from the configuration file
@@ -26,6 +27,12 @@ public struct EngineOptions: Sendable {
     /// The most output bytes an in-process session may leave unread: past it, the engine stops
     /// handling that session's requests until its reader catches up (other sessions go on).
     public var sessionOutputLimitBytes: Int
+    /// The user a trusted session's request acts as when it names none (`user` param).
+    public var defaultUser: String
+    /// How long a user's live chat lists are kept after their last subscription ended, in
+    /// seconds (0: dropped at once). A user with no live lists costs the engine no memory; their
+    /// `chats.list` and `chats.locate` read the store.
+    public var idleUserIndexSeconds: Int
 
     /// The defaults, one place: `Config/chatfeed.json` and the README's table are checked against them.
     public static let defaultPollIntervalMilliseconds = 20
@@ -35,6 +42,9 @@ public struct EngineOptions: Sendable {
     public static let defaultQuickCheckAtStart = true
     public static let defaultCheckpointIntervalMilliseconds = 1000
     public static let defaultSessionOutputLimitBytes = 4 << 20
+    /// The one user of a single-account database (`User.defaultID`, "me").
+    public static let defaultDefaultUser = User.defaultID
+    public static let defaultIdleUserIndexSeconds = 60
     /// The store of an engine that names none: `StoreOptions()`, the configuration's defaults
     /// (every commit on the disk before it is answered, a 64 MiB page cache).
     public static let defaultStore = StoreOptions()
@@ -46,7 +56,9 @@ public struct EngineOptions: Sendable {
         groupCommitMaxMilliseconds: Int = defaultGroupCommitMaxMilliseconds,
         quickCheckAtStart: Bool = defaultQuickCheckAtStart,
         checkpointIntervalMilliseconds: Int = defaultCheckpointIntervalMilliseconds,
-        sessionOutputLimitBytes: Int = defaultSessionOutputLimitBytes
+        sessionOutputLimitBytes: Int = defaultSessionOutputLimitBytes,
+        defaultUser: String = defaultDefaultUser,
+        idleUserIndexSeconds: Int = defaultIdleUserIndexSeconds
     ) {
         self.databasePath = databasePath
         self.store = store
@@ -58,5 +70,7 @@ public struct EngineOptions: Sendable {
         self.quickCheckAtStart = quickCheckAtStart
         self.checkpointIntervalMilliseconds = checkpointIntervalMilliseconds
         self.sessionOutputLimitBytes = sessionOutputLimitBytes
+        self.defaultUser = defaultUser
+        self.idleUserIndexSeconds = idleUserIndexSeconds
     }
 }

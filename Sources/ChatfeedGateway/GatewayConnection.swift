@@ -34,7 +34,7 @@ final class GatewayConnection: Sendable {
 
     /// The engine identity of a gateway session of `user`.
     static func identity(of user: String) -> SessionIdentity {
-        .trusted
+        .user(user)
     }
 
     /// Ends the session for a shutdown: the engine answers what it received, the lines are sent,

@@ -152,6 +152,11 @@ public struct ParamsReader: Sendable {
         return strings
     }
 
+    /// An array of strings whose length is in `count`, or nil when absent (or null).
+    public func optionalStringArray(_ key: String, count: ClosedRange<Int>) throws(ChatError) -> [String]? {
+        member(key) == nil ? nil : try stringArray(key, count: count)
+    }
+
     public func bool(_ key: String) throws(ChatError) -> Bool {
         guard let value = try optionalBool(key) else { throw .invalidParams(field: path(key), reason: "is required") }
         return value

@@ -14,7 +14,8 @@ public struct RPCError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The error of a domain failure: invalid params (−32602, `data.field` names the field),
-    /// not found (−32001), conflict (−32002) or limit reached (−32005).
+    /// not found (−32001), conflict (−32002), limit reached (−32005) or forbidden (−32007,
+    /// `data.right` names the right).
     public init(_ error: ChatError) {
         switch error {
         case .invalidParams(let field, _):
@@ -27,6 +28,8 @@ public struct RPCError: Error, Hashable, Sendable, CustomStringConvertible {
             self.init(
                 code: .limitReached, message: error.description,
                 data: ["setting": .string(setting), "limit": .integer(Int64(limit))])
+        case .forbidden(let right, _):
+            self.init(code: .forbidden, message: error.description, data: ["right": .string(right)])
         }
     }
 

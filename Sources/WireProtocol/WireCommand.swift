@@ -8,6 +8,7 @@ public enum WireCommand: Hashable, Sendable {
     case listChats(ChatsListParams)
     case locateChats(ChatsLocateParams)
     case listMessages(MessagesListParams)
+    case members(ChatMembersParams)
     case subscribe(FeedSubscribeParams)
     case ack(FeedAckParams)
     case unsubscribe(FeedUnsubscribeParams)
@@ -15,14 +16,16 @@ public enum WireCommand: Hashable, Sendable {
     case version
 
     /// Decodes `method` and `params`: −32601 for an unknown method, −32602 naming the field for
-    /// bad params. `now` (ms) is the default `createdAt`/`editedAt` of writes.
-    public init(method: String, params: JSONValue?, now: Int64) throws(RPCError) {
+    /// bad params. `now` (ms) is the default `createdAt`/`editedAt` of writes; `user` is the
+    /// acting user (see `requestedUser(method:params:)`), whose state per-member writes change.
+    public init(method: String, params: JSONValue?, now: Int64, user: String = User.defaultID) throws(RPCError) {
         guard let known = WireMethod(rawValue: method) else { throw RPCError.unknownMethod(method) }
         do {
             switch known {
             case .chatsList: self = .listChats(try ChatsListParams(params: params))
             case .chatsLocate: self = .locateChats(try ChatsLocateParams(params: params))
             case .messagesList: self = .listMessages(try MessagesListParams(params: params))
+            case .chatMembers: self = .members(try ChatMembersParams(params: params))
             case .feedSubscribe: self = .subscribe(try FeedSubscribeParams(params: params))
             case .feedAck: self = .ack(try FeedAckParams(params: params))
             case .feedUnsubscribe: self = .unsubscribe(try FeedUnsubscribeParams(params: params))
@@ -32,9 +35,10 @@ public enum WireCommand: Hashable, Sendable {
             case .serverVersion:
                 _ = try ParamsReader(params: params, method: method, allowed: [])
                 self = .version
-            case .chatCreate, .chatRename, .chatRemove, .chatMarkRead, .chatPin, .chatUnpin, .chatSetPinned, .chatArchive,
-                .chatUnarchive, .chatMute, .chatUnmute, .messagePost, .messageEdit, .messageDelete:
-                guard let event = try ChatEvent.decode(method: known, params: params, now: now) else {
+            case .userCreate, .userRemove, .chatCreate, .chatAddMembers, .chatRemoveMembers, .chatRename, .chatRemove,
+                .chatMarkRead, .chatPin, .chatUnpin, .chatSetPinned, .chatArchive, .chatUnarchive, .chatMute, .chatUnmute,
+                .messagePost, .messageEdit, .messageDelete:
+                guard let event = try ChatEvent.decode(method: known, params: params, now: now, user: user) else {
                     throw RPCError(code: .internalError, message: "internal error: \(method) is not a write")
                 }
                 self = .write(event)
@@ -46,8 +50,28 @@ public enum WireCommand: Hashable, Sendable {
         }
     }
 
-    /// Decodes a request's method and params (see `init(method:params:now:)`).
-    public init(_ request: RPCRequest, now: Int64) throws(RPCError) {
-        try self.init(method: request.method, params: request.params, now: now)
+    /// Decodes a request's method and params (see `init(method:params:now:user:)`).
+    public init(_ request: RPCRequest, now: Int64, user: String = User.defaultID) throws(RPCError) {
+        try self.init(method: request.method, params: request.params, now: now, user: user)
+    }
+
+    /// The `user` param of a method that acts as a user (`WireMethod.takesActingUser`), checked
+    /// as an identifier; nil when it is absent or null, or the method takes none (an unknown
+    /// method or a misplaced `user` is then the decoding's error). The engine resolves the
+    /// acting user from it and the session before it decodes the rest.
+    public static func requestedUser(method: String, params: JSONValue?) throws(RPCError) -> String? {
+        guard WireMethod(rawValue: method)?.takesActingUser == true, case .object(let object)? = params,
+              let value = object[WireMethod.userParam], value != .null else { return nil }
+        do {
+            guard case .string(let user) = value else {
+                throw ChatError.invalidParams(field: WireMethod.userParam, reason: "must be a user id (string), not \(value.typeDescription)")
+            }
+            try Identifier.validate(user, field: WireMethod.userParam)
+            return user
+        } catch let error as ChatError {
+            throw RPCError(error)
+        } catch {
+            throw RPCError(mapping: error)
+        }
     }
 }

@@ -16,3 +16,25 @@ public enum WireResults {
         return .object(["total": .integer(total), "indices": .object(object)])
     }
 }
+
+extension WireResults {
+    /// `user.create`: the user, `{"id","name","createdAt"}`.
+    public static func user(_ user: User) -> JSONValue {
+        .object(["id": .string(user.id), "name": .string(user.name), "createdAt": .integer(user.createdAt)])
+    }
+
+    /// `chat.members`: `{"members":[user id]}`, by id.
+    public static func chatMembers(_ members: [String]) -> JSONValue {
+        .object(["members": .array(members.map(JSONValue.string))])
+    }
+
+    /// The result of a committed write: as `EventResult.appendJSON(to:)` writes it, except
+    /// `user.create`'s, which is the user created.
+    public static func appendWriteResult(_ result: EventResult, of event: ChatEvent, to output: inout [UInt8]) {
+        if case .createUser(let id, let name, let createdAt) = event {
+            output.append(contentsOf: user(User(id: id, name: name, createdAt: createdAt)).serialized())
+        } else {
+            result.appendJSON(to: &output)
+        }
+    }
+}

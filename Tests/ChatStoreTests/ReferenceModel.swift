@@ -38,7 +38,7 @@ struct ReferenceModel {
         case chat(id: String)
         case posted(duplicate: Bool)
         case done
-        case invalidParams, notFound, conflict, limitReached
+        case invalidParams, notFound, conflict, limitReached, forbidden
 
         init(_ result: Result<EventResult, ChatError>) {
             switch result {
@@ -49,6 +49,7 @@ struct ReferenceModel {
             case .failure(.notFound): self = .notFound
             case .failure(.conflict): self = .conflict
             case .failure(.limitReached): self = .limitReached
+            case .failure(.forbidden): self = .forbidden
             }
         }
     }

@@ -82,10 +82,13 @@ import Testing
     }
 
     @Test func methods() {
-        #expect(WireMethod.allCases.count == 22)
+        #expect(WireMethod.allCases.count == 27)
         #expect(WireMethod.allCases.filter(\.isWrite).map(\.rawValue) == [
-            "chat.create", "chat.rename", "chat.remove", "chat.markRead", "chat.pin", "chat.unpin", "chat.setPinned",
+            "user.create", "user.remove", "chat.create", "chat.addMembers", "chat.removeMembers", "chat.rename", "chat.remove", "chat.markRead", "chat.pin", "chat.unpin", "chat.setPinned",
             "chat.archive", "chat.unarchive", "chat.mute", "chat.unmute", "message.post", "message.edit", "message.delete",
+        ])
+        #expect(WireMethod.allCases.filter { !$0.takesActingUser }.map(\.rawValue) == [
+            "user.create", "user.remove", "chat.remove", "feed.ack", "feed.unsubscribe", "server.stats", "server.version",
         ])
     }
 }

@@ -1,0 +1,80 @@
+import ChatModel
+import ChatStore
+import JSONCodec
+import WireProtocol
+
+// Every request acts as a user (docs/PROTOCOL.md, Users and sessions). This is the one place that
+// says which, and whether the session may: `actingUser(of:in:)` resolves the user from the
+// session and the `user` param, `authorize(_:as:identity:)` checks the rights of the session.
+
+extension Engine {
+    /// The most users `knownUsers` holds; past it the set starts over.
+    static let knownUsersLimit = 4096
+
+    /// The user `request` acts as: a trusted session's `user` param (the configured
+    /// `defaultUser` when absent), or a user session's own user.
+    ///
+    /// - Throws: −32602 for an invalid `user`, −32007 forbidden when a user session names
+    ///   another user, −32001 not found when a method that acts as a user names one who does not
+    ///   exist (`user.create` and `user.remove` name their target instead, checked by the store).
+    func actingUser(of request: RPCRequest, in session: Session) throws(RPCError) -> String {
+        let requested = try WireCommand.requestedUser(method: request.method, params: request.params)
+        let user: String
+        switch session.identity {
+        case .trusted:
+            user = requested ?? options.defaultUser
+        case .user(let own):
+            if let requested, requested != own {
+                throw RPCError(ChatError.forbidden(
+                    right: "act as another user",
+                    reason: "this session acts as '\(own)' only; it may not act as '\(requested)' (leave out 'user')"))
+            }
+            user = own
+        }
+        if WireMethod(rawValue: request.method)?.takesActingUser == true, !(try userExists(user)) {
+            throw RPCError(ChatError.notFound(kind: "user", id: user))
+        }
+        return user
+    }
+
+    /// Whether `user` exists: known when they have live lists or were seen before; otherwise
+    /// looked up in the store, after the pending writes commit (one of them may create them).
+    private func userExists(_ user: String) throws(RPCError) -> Bool {
+        if knownUsers.contains(user) { return true }
+        commitPendingWrites()
+        do {
+            guard try store.user(id: user) != nil else { return false }
+        } catch {
+            throw RPCError(code: .internalError, message: "internal error: cannot read the user '\(user)': \(error)")
+        }
+        if knownUsers.count >= Self.knownUsersLimit { knownUsers.removeAll() }
+        knownUsers.insert(user)
+        return true
+    }
+
+    /// Checks that a session with `identity`, acting as `user`, may run `command`: the methods
+    /// for trusted sessions only (`user.create`, `user.remove`, `chat.remove`, `server.stats`)
+    /// are forbidden to user sessions. The finer rights of user sessions (docs/PROTOCOL.md,
+    /// Users and sessions: members only, own messages…) are checked here too.
+    ///
+    /// - Throws: −32007 forbidden, saying which right the session lacks; nothing changes.
+    func authorize(_ command: WireCommand, as user: String, identity: SessionIdentity) throws(RPCError) {
+        guard case .user = identity else { return }
+        let trustedOnly: String? = switch command {
+        case .write(.createUser): "user.create"
+        case .write(.removeUser): "user.remove"
+        case .write(.removeChat): "chat.remove"
+        case .stats: "server.stats"
+        default: nil
+        }
+        if let method = trustedOnly {
+            throw RPCError(ChatError.forbidden(
+                right: method, reason: "\(method) is for trusted sessions only (the backend's own services)"))
+        }
+    }
+
+    /// Forgets a user removed by a committed write.
+    func userRemoved(_ user: String) {
+        knownUsers.remove(user)
+    }
+}

@@ -1,0 +1,84 @@
+import ChatfeedEngine
+import Foundation
+import JSONCodec
+import Testing
+import TestSupport
+import WireProtocol
+
+/// Every request acts as a user (docs/PROTOCOL.md, Users and sessions): a trusted session names
+/// them with `user` (default `defaultUser`), a user session is its user and may name no other.
+@Suite struct ActingUserTests {
+    private static func engine(_ directory: TemporaryDirectory, defaultUser: String = "me") throws -> ChatEngine {
+        try ChatEngine(options: EngineOptions(databasePath: directory.path("users.sqlite"), defaultUser: defaultUser))
+    }
+
+    @Test func aTrustedSessionActsAsTheNamedUserOrTheDefault() async throws {
+        let directory = try TemporaryDirectory()
+        let engine = try Self.engine(directory)
+        defer { engine.stop(); engine.waitUntilStopped() }
+        let backend = SessionClient(engine.openInProcessSession())
+        let ann = try await backend.result("user.create", ["user": "ann", "name": "Ann", "createdAt": 5])
+        #expect(ann == ["id": "ann", "name": "Ann", "createdAt": 5])
+        // Without `user`: me alone; with `user`: that user alone.
+        _ = try await backend.result("chat.create", ["chat": "mine", "title": "Mine", "createdAt": 1])
+        _ = try await backend.result("chat.create", ["chat": "hers", "title": "Hers", "createdAt": 2, "user": "ann"])
+        #expect(try await backend.result("chat.members", ["chat": "mine"]) == ["members": ["me"]])
+        #expect(try await backend.result("chat.members", ["chat": "hers"]) == ["members": ["ann"]])
+        let annList = try await backend.result("chats.list", ["user": "ann"])
+        #expect(annList["items"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ["hers"])
+        let myList = try await backend.result("chats.list")
+        #expect(myList["items"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ["mine"])
+        // A user who does not exist is not found, naming them; nothing changes.
+        let ghost = try await backend.call("chat.create", ["chat": "g", "title": "G", "user": "ghost"])
+        #expect(ghost["error"]?["code"] == .integer(-32001))
+        #expect(ghost["error"]?["message"]?.stringValue?.contains("'ghost'") == true)
+        let missing = try await backend.call("chat.members", ["chat": "g"])
+        #expect(missing["error"]?["code"] == .integer(-32001))
+        let badUser = try await backend.call("chats.list", ["user": 5])
+        #expect(badUser["error"]?["data"]?["field"] == "user")
+    }
+
+    @Test func aUserSessionActsAsItsUserOnly() async throws {
+        let directory = try TemporaryDirectory()
+        let engine = try Self.engine(directory)
+        defer { engine.stop(); engine.waitUntilStopped() }
+        let backend = SessionClient(engine.openInProcessSession())
+        _ = try await backend.result("user.create", ["user": "bob"])
+        _ = try await backend.result("chat.create", ["chat": "c", "title": "C", "createdAt": 1, "members": ["me", "bob"]])
+        let bob = SessionClient(engine.openInProcessSession(identity: .user("bob")))
+        // Its own user, named or not.
+        _ = try await bob.result("chat.pin", ["chat": "c"])
+        _ = try await bob.result("chat.mute", ["chat": "c", "user": "bob"])
+        // Another user: forbidden, and nothing changes.
+        let asMe = try await bob.call("chat.archive", ["chat": "c", "user": "me"])
+        #expect(asMe["error"]?["code"] == .integer(-32007))
+        #expect(asMe["error"]?["data"]?["right"] == "act as another user")
+        let mine = try await backend.result("chats.list")
+        #expect(mine["items"]?.arrayValue?.first?["list"] == "main")
+        #expect(mine["items"]?.arrayValue?.first?["pinned"] == false)
+        let bobs = try await backend.result("chats.list", ["user": "bob"])
+        #expect(bobs["items"]?.arrayValue?.first?["pinned"] == true)
+        #expect(bobs["items"]?.arrayValue?.first?["muted"] == true)
+        // Methods for trusted sessions only.
+        for (method, params) in [
+            ("user.create", ["user": "eve"]), ("user.remove", ["user": "me"]), ("chat.remove", ["chat": "c"]),
+            ("server.stats", [:]),
+        ] as [(String, JSONObject)] {
+            let refused = try await bob.call(method, params)
+            #expect(refused["error"]?["code"] == .integer(-32007), "\(method)")
+        }
+        #expect(try await backend.result("chat.members", ["chat": "c"]) == ["members": ["bob", "me"]])
+    }
+
+    @Test func theDefaultUserIsConfigured() async throws {
+        let directory = try TemporaryDirectory()
+        let engine = try Self.engine(directory, defaultUser: "zoe")
+        defer { engine.stop(); engine.waitUntilStopped() }
+        let backend = SessionClient(engine.openInProcessSession())
+        let missing = try await backend.call("chats.list")
+        #expect(missing["error"]?["code"] == .integer(-32001))
+        _ = try await backend.result("user.create", ["user": "zoe", "createdAt": 1])
+        _ = try await backend.result("chat.create", ["chat": "z", "title": "Z", "createdAt": 1])
+        #expect(try await backend.result("chat.members", ["chat": "z"]) == ["members": ["zoe"]])
+    }
+}
