@@ -15,7 +15,7 @@ import time
 import unittest
 import urllib.request
 
-from webdriver import Browser, StaticServer, free_port
+from webdriver import Browser, StaticServer, free_port, stop_process
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 USER = "me"
@@ -111,12 +111,7 @@ class Gateway:
 
     def close(self):
         self.process.stdin.close()
-        self.process.terminate()
-        try:
-            self.process.wait(20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop_process(self.process, timeout=20)
         self.reader.join(10)
         self.process.stdout.close()
         self.log.close()
@@ -161,6 +156,12 @@ class Traffic:
         if r < 0.95:
             return self.create_chat()
         return self.gateway.send("chat.rename", chat=chat, title=f"Renamed {self.count}")
+
+    def populate(self, chats, writes):
+        """Creates `chats` chats, then makes `writes` writes at once; returns when all are answered."""
+        for request_id in [self.create_chat() for _ in range(chats)]:
+            self.gateway.answer(request_id)
+        self.burst(writes, 0)
 
     def burst(self, writes, interval):
         """`writes` writes `interval` seconds apart (far faster than the 250 ms animations)."""
@@ -210,9 +211,7 @@ class EndToEnd(unittest.TestCase):
 
     def test_random_traffic_with_a_reload(self):
         traffic = Traffic(self.gateway, seed=21)
-        for request_id in [traffic.create_chat() for _ in range(30)]:
-            self.gateway.answer(request_id)
-        traffic.burst(40, 0)
+        traffic.populate(chats=30, writes=40)
 
         with Browser() as browser:
             browser.get(f"{self.gateway.url}/?user={USER}")
@@ -264,9 +263,7 @@ class EndToEnd(unittest.TestCase):
         example = example.replace("ws://127.0.0.1:8080", self.gateway.url.replace("http://", "ws://"))
         self.gateway.call("chat.create", chat="general", title="General", createdAt=1_763_884_800_000)
         traffic = Traffic(self.gateway, seed=7)
-        for request_id in [traffic.create_chat() for _ in range(5)]:
-            self.gateway.answer(request_id)
-        traffic.burst(20, 0)
+        traffic.populate(chats=5, writes=20)
         token = json.load(urllib.request.urlopen(f"{self.gateway.url}/dev/token?user={USER}"))["token"]
         prologue = f"const token = {json.dumps(token)};\nconst showBadge = (badge) => {{ window.badge = badge; }};\n"
         epilogue = "\nwindow.example = { result, list };\n"
@@ -292,9 +289,7 @@ class EndToEnd(unittest.TestCase):
         """The gateway stops (1012) and starts again on the same database and port: the page
         reconnects with backoff and catches up from its rows by batches, without a snapshot."""
         traffic = Traffic(self.gateway, seed=5)
-        for request_id in [traffic.create_chat() for _ in range(20)]:
-            self.gateway.answer(request_id)
-        traffic.burst(30, 0)
+        traffic.populate(chats=20, writes=30)
         with Browser() as browser:
             browser.get(f"{self.gateway.url}/?user={USER}")
             first = self.settle(browser)["stats"]

@@ -20,6 +20,16 @@ def free_port():
         return s.getsockname()[1]
 
 
+def stop_process(process, timeout=10):
+    """SIGTERM, then SIGKILL when `process` has not ended within `timeout` seconds."""
+    process.terminate()
+    try:
+        process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 class WebDriverError(Exception):
     pass
 
@@ -118,11 +128,7 @@ class Browser:
             self._request("DELETE", f"/session/{self.session}")
         except Exception:
             pass
-        self.driver.terminate()
-        try:
-            self.driver.wait(10)
-        except subprocess.TimeoutExpired:
-            self.driver.kill()
+        stop_process(self.driver)
         self.log.close()
         shutil.rmtree(self.profile, ignore_errors=True)
 
@@ -156,5 +162,4 @@ class StaticServer:
         return self
 
     def __exit__(self, *exc):
-        self.process.terminate()
-        self.process.wait(10)
+        stop_process(self.process)
