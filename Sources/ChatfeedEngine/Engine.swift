@@ -307,7 +307,7 @@ final class Engine: @unchecked Sendable {
         let user: String
         do {
             user = try actingUser(of: request, in: session)
-            command = try WireCommand(request, now: currentMilliseconds(), user: user)
+            command = try WireCommand(request, now: currentMilliseconds(), user: user).granted(to: session.identity)
             try authorize(command, as: user, identity: session.identity)
         } catch {
             if WireMethod(rawValue: request.method)?.isWrite == true {
