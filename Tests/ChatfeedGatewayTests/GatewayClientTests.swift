@@ -102,10 +102,22 @@ import TestSupport
         _ = try await socket.result("server.version")
         #expect(try await RawHTTP.get(port: port, "/dev/token?user=ghost").status == 404)
 
+        _ = try await socket.result("feed.subscribe", ["limit": 5])
+        _ = try await socket.call("messages.list", ["chat": "nowhere"])
+        _ = try await socket.call("no.such.method")
+        _ = try await RawHTTP.get(port: port, "/v1/feed", upgrade: true)
         let metrics = try await RawHTTP.get(port: port, "/metrics")
         #expect(metrics.status == 200)
-        #expect(metrics.body.contains("chatfeed_gateway_connections 1"))
-        #expect(metrics.body.contains("chatfeed_gateway_messages_received_total"))
+        for line in [
+            "chatfeed_gateway_connections 1", "chatfeed_gateway_subscriptions 1",
+            #"chatfeed_gateway_requests_total{method="server.version"} 1"#,
+            #"chatfeed_gateway_requests_total{method="unknown"} 1"#,
+            #"chatfeed_gateway_errors_total{method="messages.list",code="-32001"} 1"#,
+            #"chatfeed_gateway_errors_total{method="unknown",code="-32601"} 1"#,
+            #"chatfeed_gateway_upgrades_refused_total{status="401"} 1"#,
+        ] {
+            #expect(metrics.body.contains(line), "\(line) in \(metrics.body)")
+        }
         try await harness.stop()
 
         // Off by default.
