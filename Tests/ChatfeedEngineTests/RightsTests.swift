@@ -7,7 +7,7 @@ import TestSupport
 /// The rights of a user session (docs/PROTOCOL.md, Users and sessions), one rule at a time: what
 /// it may do, −32007 naming the right for what it may not, −32001 for a chat it is not in (and a
 /// message in one); nothing changes on a refusal.
-@Suite struct RightsTests {
+@Suite(.serialized) struct RightsTests {
     static let forbidden: JSONValue = .integer(-32007)
     static let notFound: JSONValue = .integer(-32001)
 
