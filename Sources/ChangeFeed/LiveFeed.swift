@@ -89,6 +89,8 @@ public struct FeedSnapshot: Sendable, Equatable {
 /// What `server.stats` reports of a subscription.
 public struct SubscriptionStats: Sendable, Equatable {
     public var subscription: String
+    /// The user whose list it is ("" from a `LiveFeed` alone, which knows no users).
+    public var user = ""
     public var view: ChatListView
     public var limit: Int?
     public var maxInFlight: Int
@@ -122,7 +124,9 @@ public final class LiveFeed {
     private var positionsByList: [[Int]] = [[], []]
     /// The subscriptions the current `apply` reached, each once, to be drained after it.
     private var reached: [Int] = []
-    private var nextSubscriptionNumber = 1
+    /// The number of the next subscription's id ("s1", "s2"…); `UserFeeds` numbers the
+    /// subscriptions of all its feeds from one sequence.
+    var nextSubscriptionNumber = 1
     /// The number of `apply` and `reload` calls so far: a subscription's list as of its last
     /// notification is the list at one moment, named by this count.
     private var moment = 0
@@ -175,6 +179,9 @@ public final class LiveFeed {
         subscriptions.append(subscription)
         return FeedSnapshot(subscription: id, counts: subscription.lastCounts, items: items, batches: batches)
     }
+
+    /// The open subscriptions.
+    public var subscriptionCount: Int { subscriptions.count }
 
     /// Ends a subscription; nothing more is sent to it.
     public func unsubscribe(_ id: String) throws(ChatError) {

@@ -106,6 +106,13 @@ extension ChatDatabase {
         case .removeChat(let id):
             _ = try existingShared(id: id)
             try adjustMemberCounters(chatID: id, sign: -1)
+            // Each member's removal is logged too: once the memberships are gone, the chat's own
+            // entry names no one, and `changedMemberships(after:)` must still name every member
+            // whose lists lose the chat.
+            try db.cachedStatement("""
+                INSERT INTO change_log (chat_id, kind, user_id)
+                SELECT chat_id, 'remove', user_id FROM membership WHERE chat_id = ?1 ORDER BY user_id
+                """).execute(id)
             try db.cachedStatement("DELETE FROM membership WHERE chat_id = ?1").execute(id)
             try statements.removeChat.execute(id)
             _ = try logChange(chatID: id, kind: .remove)

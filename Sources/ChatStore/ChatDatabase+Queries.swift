@@ -310,6 +310,17 @@ extension ChatDatabase {
         }
     }
 
+    /// The number of users and of memberships (a user's row of a chat), from one read
+    /// transaction.
+    ///
+    /// - Complexity: O(users): the memberships are the sum of the per-user list counters.
+    public func userCounts() throws -> (users: Int, memberships: Int) {
+        try db.inTransaction(.deferred) {
+            (try db.cachedStatement("SELECT COUNT(*) FROM user").fetchValue(Int.self) ?? 0,
+             try db.cachedStatement("SELECT COALESCE(SUM(total), 0) FROM list_counter").fetchValue(Int.self) ?? 0)
+        }
+    }
+
     /// Counts of chats and non-deleted messages, and the latest change sequence, from one read
     /// transaction. O(log n): the counts are counters kept by every write (schema version 3),
     /// never a count over the tables.

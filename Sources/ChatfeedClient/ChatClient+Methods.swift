@@ -7,10 +7,36 @@ import WireProtocol
 extension ChatClient {
     // MARK: Writes (answered once committed)
 
-    /// `chat.create`; `createdAt` defaults to the engine's clock.
+    /// `user.create` (trusted sessions only); `name` defaults to the id, `createdAt` to the
+    /// engine's clock. Throws `.conflict` when the user exists.
     @discardableResult
-    public func createChat(_ id: String, title: String, createdAt: Int64? = nil) async throws -> Chat {
-        try await chatCall(.createChat(id: id, title: title, createdAt: createdAt))
+    public func createUser(_ id: String, name: String? = nil, createdAt: Int64? = nil) async throws -> User {
+        let result = try await call(.createUser(id: id, name: name, createdAt: createdAt))
+        return try decoded(.userCreate) { () throws(WireDecodingError) in try WireResults.decodeUser(result) }
+    }
+
+    /// `user.remove` (trusted sessions only): the user and their memberships; their messages stay.
+    public func removeUser(_ id: String) async throws {
+        _ = try await call(.removeUser(id: id))
+    }
+
+    /// `chat.create`; `createdAt` defaults to the engine's clock, `members` (user ids) to the
+    /// acting user alone. The chat as the acting user sees it.
+    @discardableResult
+    public func createChat(
+        _ id: String, title: String, createdAt: Int64? = nil, members: [String]? = nil
+    ) async throws -> Chat {
+        try await chatCall(.createChat(id: id, title: title, createdAt: createdAt, members: members))
+    }
+
+    /// `chat.addMembers`: each user joins the chat (in `main`, nothing unread); members keep their row.
+    public func addMembers(_ users: [String], to chat: String) async throws {
+        _ = try await call(.addMembers(chat: chat, users: users))
+    }
+
+    /// `chat.removeMembers`: each user leaves the chat (a user leaving names themselves).
+    public func removeMembers(_ users: [String], from chat: String) async throws {
+        _ = try await call(.removeMembers(chat: chat, users: users))
     }
 
     /// `chat.rename`.
@@ -120,6 +146,12 @@ extension ChatClient {
         let result = try await call(.listMessages(chat: chat, before: before, cursor: cursor, limit: limit))
         let page = try decoded(.messagesList) { () throws(WireDecodingError) in try WireResults.decodeMessagesList(result) }
         return MessageListPage(items: page.items, nextCursor: page.nextCursor)
+    }
+
+    /// `chat.members`: the members' user ids, bytewise.
+    public func members(of chat: String) async throws -> [String] {
+        let result = try await call(.members(chat: chat))
+        return try decoded(.chatMembers) { () throws(WireDecodingError) in try WireResults.decodeMembers(result) }
     }
 
     /// `server.stats`: the store's counts and the engine's subscriptions.

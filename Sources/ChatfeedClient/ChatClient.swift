@@ -25,6 +25,10 @@ public actor ChatClient {
     private let logger: Logger
     /// How long a call waits for its answer (nil: without a limit).
     public let requestTimeout: Duration?
+    /// The user every per-user call acts as (the `user` param of docs/PROTOCOL.md, Users and
+    /// sessions); nil: the engine's default user (`defaultUser`, `me`) — or, over a session bound
+    /// to a user, that user.
+    public nonisolated let user: String?
     private var connection: (any ChatfeedConnection)?
     /// Bumped per connection: lines and ends of an older connection are ignored.
     private var generation = 0
@@ -82,11 +86,14 @@ public actor ChatClient {
     /// `requestTimeout`: how long a call waits for its answer before it throws
     /// `ChatfeedClientError.timedOut` (nil: no limit). `logger` tells what the client decides on
     /// its own (a catch-up it refused and replaced with the list, say); silent by default.
+    /// `user`: the user every per-user call (lists, subscriptions, per-member writes…) acts as;
+    /// nil for the engine's default user.
     public init(
         transport: any ChatfeedTransport, requestTimeout: Duration? = .seconds(30),
-        logger: Logger = .silent("chatfeed.client")
+        logger: Logger = .silent("chatfeed.client"), user: String? = nil
     ) async throws {
         self.transport = transport
+        self.user = user
         self.requestTimeout = requestTimeout
         self.logger = logger
         let connection = try await transport.connect()
@@ -95,10 +102,10 @@ public actor ChatClient {
 
     /// A client over a `chatfeedd` child process on `database` (see `ChildProcessTransport`).
     public static func childProcess(
-        database: String, config: String? = nil, executable: URL? = nil
+        database: String, config: String? = nil, executable: URL? = nil, user: String? = nil
     ) async throws -> ChatClient {
         try await ChatClient(
-            transport: ChildProcessTransport(executable: executable, database: database, config: config))
+            transport: ChildProcessTransport(executable: executable, database: database, config: config), user: user)
     }
 
     deinit {
@@ -140,7 +147,7 @@ public actor ChatClient {
         guard let connection else { throw ChatfeedClientError.connectionLost("no connection") }
         let id = nextRequestID
         nextRequestID += 1
-        let line = Self.line(id: id, request)
+        let line = Self.line(id: id, request, user: user)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 var request = PendingRequest(
@@ -196,12 +203,13 @@ public actor ChatClient {
     /// Sends a notification (no answer is awaited; the engine logs its errors).
     private func notify(_ request: WireRequest) {
         guard let connection, !closed else { return }
-        try? connection.send(Self.line(id: nil, request))
+        try? connection.send(Self.line(id: nil, request, user: user))
     }
 
     /// A request's line: the JSON-RPC envelope (`RPCMessage`) around the wire layer's params.
-    private static func line(id: Int64?, _ request: WireRequest) -> [UInt8] {
-        RPCMessage.requestLine(id: id.map(JSONValue.integer), method: request.method.rawValue, params: request.params)
+    private static func line(id: Int64?, _ request: WireRequest, user: String?) -> [UInt8] {
+        RPCMessage.requestLine(
+            id: id.map(JSONValue.integer), method: request.method.rawValue, params: request.params(actingAs: user))
     }
 
     // MARK: Lines from the engine

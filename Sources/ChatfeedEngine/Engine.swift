@@ -26,7 +26,8 @@ final class Engine: @unchecked Sendable {
     private let checkpointer: BackgroundCheckpointer?
     /// Keeps the watcher from waking the engine for its own commits.
     private let ownCommits: OwnCommitFilter
-    private let feed: LiveFeed
+    /// The live lists of the users in use (the default user's from the start).
+    private let feed: UserFeeds
     private let queue: InputQueue
     /// The open sessions, by id.
     private var sessions: [Int: Session] = [:]
@@ -71,7 +72,9 @@ final class Engine: @unchecked Sendable {
         // data_version first: a commit by another process during the load then shows as a
         // change, and the first round catches up on it.
         lastDataVersion = try store.dataVersion()
-        let loaded = try store.allChats()
+        // The default user's lists are live from the start (a single-account database starts as
+        // before); like any user's, they are dropped once idle for idleUserIndexSeconds.
+        let loaded = try store.allChats(of: options.defaultUser)
         if !storeOptions.readOnly {
             // A change pruned before this registration shows as a gap at the first catch-up.
             do {
@@ -85,9 +88,11 @@ final class Engine: @unchecked Sendable {
                 ])
             }
         }
-        feed = LiveFeed(chats: loaded.chats, options: options.feed)
+        feed = UserFeeds(options: options.feed)
+        feed.load(options.defaultUser, chats: loaded.chats, now: .now)
         lastSequence = loaded.latestSequence
         logger.info("loaded chat list", metadata: [
+            "user": "\(options.defaultUser)",
             "chats": "\(loaded.chats.count)", "changeSequence": "\(loaded.latestSequence)",
             "database": "\(options.databasePath)",
         ])
@@ -110,6 +115,7 @@ final class Engine: @unchecked Sendable {
             process(inputs)
             lookForOtherWriters()
             flushSessions()
+            dropIdleUsers()
             if stopping {
                 logger.info("stop requested: the input already received is handled")
                 break
@@ -211,7 +217,7 @@ final class Engine: @unchecked Sendable {
 
     private func endSubscriptions(of session: Session) {
         for subscription in session.subscriptions.sorted() {
-            try? feed.unsubscribe(subscription)
+            try? feed.unsubscribe(subscription, now: .now)
             subscriptionOwners[subscription] = nil
         }
         session.subscriptions.removeAll()
@@ -307,7 +313,10 @@ final class Engine: @unchecked Sendable {
         let user: String
         do {
             user = try actingUser(of: request, in: session)
-            command = try WireCommand(request, now: currentMilliseconds(), user: user)
+            // A user session's post names its sender or is its user's (a trusted one names it).
+            command = try WireCommand(
+                request, now: currentMilliseconds(), user: user, defaultSender: session.identity.boundUser
+            ).granted(to: session.identity)
             try authorize(command, as: user, identity: session.identity)
         } catch {
             if WireMethod(rawValue: request.method)?.isWrite == true {
@@ -347,20 +356,20 @@ final class Engine: @unchecked Sendable {
         case .write:
             preconditionFailure("writes are committed in groups")
         case .listChats(let params):
-            guard user == User.defaultID else {
+            guard let index = feed.index(of: user) else {
                 let page = try store.page(of: params.view, user: user, offset: params.offset, limit: params.limit)
                 return (.raw {
                     WireResults.appendChatsList(
                         total: page.counters.total, unread: page.counters.unread, items: page.items, to: &$0)
                 }, [])
             }
-            let items = feed.index.chats(from: params.offset, count: params.limit, in: params.view)
-            let counters = feed.index.counters(of: params.view.list)
+            let items = index.chats(from: params.offset, count: params.limit, in: params.view)
+            let counters = index.counters(of: params.view.list)
             return (.raw {
                 WireResults.appendChatsList(total: counters.total, unread: counters.unread, items: items, to: &$0)
             }, [])
         case .locateChats(let params):
-            guard user == User.defaultID else {
+            guard let index = feed.index(of: user) else {
                 let positions = try store.positions(of: params.ids, in: params.list, user: user)
                 let total = try store.counters(of: params.list, user: user).total
                 return (.value(WireResults.chatsLocate(
@@ -368,22 +377,28 @@ final class Engine: @unchecked Sendable {
             }
             let view = ChatListView(list: params.list)
             return (.value(WireResults.chatsLocate(
-                total: feed.index.count(of: view), indices: params.ids.map { ($0, feed.index.index(of: $0, in: view)) })), [])
+                total: index.count(of: view), indices: params.ids.map { ($0, index.index(of: $0, in: view)) })), [])
         case .members(let params):
             return (.value(WireResults.chatMembers(try store.members(ofChat: params.chat).map(\.id))), [])
         case .listMessages(let params):
             let page = try store.messages(chat: params.chat, before: params.before, after: params.after, limit: params.limit)
             return (.raw { WireResults.appendMessagesList(chat: params.chat, page: page, to: &$0) }, [])
         case .subscribe(let params):
-            guard user == User.defaultID else {
-                throw ChatError.invalidParams(field: "user", reason: "subscriptions to users other than 'me' come in a later commit")
+            if !feed.isLive(user) {
+                // The user's first subscription: their lists become live, as of now (every write
+                // before it is committed and applied, so the next catch-up starts from here).
+                let loaded = try store.allChats(of: user)
+                feed.load(user, chats: loaded.chats, now: .now)
+                logger.debug("loaded a user's chat lists", metadata: [
+                    "user": "\(user)", "chats": "\(loaded.chats.count)", "changeSequence": "\(loaded.latestSequence)",
+                ])
             }
             let snapshot = try feed.subscribe(
-                view: params.view, limit: params.limit, maxInFlight: params.maxInFlight, known: params.known)
+                user: user, view: params.view, limit: params.limit, maxInFlight: params.maxInFlight, known: params.known)
             subscriptionOwners[snapshot.subscription] = session
             session.subscriptions.insert(snapshot.subscription)
             logger.info("subscribed", metadata: [
-                "subscription": "\(snapshot.subscription)", "session": "\(session.id)", "limit": "\(params.limit.map(String.init) ?? "all")",
+                "subscription": "\(snapshot.subscription)", "session": "\(session.id)", "user": "\(user)", "limit": "\(params.limit.map(String.init) ?? "all")",
                 "list": "\(params.view)",
                 "known": "\(params.known.map { String($0.count) } ?? "none")",
                 "resumedWith": "\(params.known == nil ? "items" : snapshot.batches.map { "\($0.count) batches" } ?? "items (reset rule)")",
@@ -405,7 +420,7 @@ final class Engine: @unchecked Sendable {
             return (.value(.object([:])), try feed.acknowledge(params.subscription, seq: Int(params.seq)))
         case .unsubscribe(let params):
             try checkOwner(of: params.subscription, is: session)
-            try feed.unsubscribe(params.subscription)
+            try feed.unsubscribe(params.subscription, now: .now)
             subscriptionOwners[params.subscription] = nil
             session.subscriptions.remove(params.subscription)
             return (.value(.object([:])), [])
@@ -431,14 +446,17 @@ final class Engine: @unchecked Sendable {
 
     private func statistics() throws -> JSONValue {
         let stats = try store.stats()
+        let users = try store.userCounts()
         return ServerStats(
+            users: users.users, memberships: users.memberships, liveUsers: feed.liveUsers.count,
             chats: stats.chats, messages: stats.messages, latestChangeSequence: stats.latestChangeSequence,
             uptimeMilliseconds: Int64(Date().timeIntervalSince(startedAt) * 1000), sessions: sessions.count,
             subscriptions: feed.subscriptionStats.map {
                 ServerSubscriptionStats(
                     subscription: $0.subscription, list: $0.view.list, unreadOnly: $0.view.unreadOnly, limit: $0.limit,
                     maxInFlight: $0.maxInFlight, lastSentSeq: Int64($0.lastSentSeq), lastAckedSeq: Int64($0.lastAckedSeq),
-                    pendingChats: $0.pendingChats, deferredPending: $0.deferredPending, resetPending: $0.resetPending)
+                    pendingChats: $0.pendingChats, deferredPending: $0.deferredPending, resetPending: $0.resetPending,
+                    user: $0.user)
             }
         ).jsonValue
     }
@@ -562,15 +580,56 @@ final class Engine: @unchecked Sendable {
         }
     }
 
-    /// Applies every change logged since the last one seen to the feed, and sends the batches.
-    /// Returns false when the change log could not be read (the next look retries).
+    /// Up to this many live users, a catch-up reads each one's changes directly; beyond, it
+    /// reads which memberships changed first and then only the users among them who are live.
+    static let directCatchUpUsers = 4
+
+    /// Applies every change logged since the last one seen to the live lists of each user it
+    /// touched, and sends the batches. Returns false when the change log could not be read (the
+    /// next look retries).
+    ///
+    /// Each live user's changes come from one read (`changes(after:user:)`): the chats as that
+    /// user sees them, in commit order. When another process commits between two users' reads,
+    /// the later read may already hold its changes: the catch-up then goes on from the earliest
+    /// sequence read, and a chat read again changes nothing in a list that already shows it.
+    ///
+    /// - Complexity: O(entries after the last sequence) per live user up to
+    ///   `directCatchUpUsers`; beyond, O(memberships changed) plus one read per live user touched.
     @discardableResult
     private func catchUp() -> Bool {
         do {
-            let (changes, latest) = try store.changes(after: lastSequence)
+            let users = feed.liveUsers
+            var notifications: [FeedNotification] = []
+            var latest: Int64
+            if users.count <= Self.directCatchUpUsers {
+                guard !users.isEmpty else {
+                    latest = try store.latestChangeSequence()
+                    if latest > lastSequence {
+                        lastSequence = latest
+                        noteReaderPosition()
+                    }
+                    return true
+                }
+                latest = .max
+                for user in users {
+                    let (changes, seen) = try store.changes(after: lastSequence, user: user)
+                    latest = min(latest, seen)
+                    let applied = feed.apply(changes, of: user)
+                    if notifications.isEmpty { notifications = applied } else { notifications.append(contentsOf: applied) }
+                }
+            } else {
+                let (memberships, seen) = try store.changedMemberships(after: lastSequence)
+                latest = seen
+                var touched = Set<String>()
+                for membership in memberships where feed.isLive(membership.user) && touched.insert(membership.user).inserted {
+                    let (changes, seen) = try store.changes(after: lastSequence, user: membership.user)
+                    latest = min(latest, seen)
+                    notifications.append(contentsOf: feed.apply(changes, of: membership.user))
+                }
+            }
             guard latest > lastSequence else { return true }
             lastSequence = latest
-            enqueue(feed.apply(changes))
+            enqueue(notifications)
             noteReaderPosition()
             return true
         } catch ChatStoreError.changeLogGap(let after, let prunedThrough) {
@@ -584,17 +643,32 @@ final class Engine: @unchecked Sendable {
         }
     }
 
-    /// Reloads the whole list after a gap in the change log and resets every subscription.
+    /// Reloads every live user's lists after a gap in the change log and resets their
+    /// subscriptions.
     private func reload() -> Bool {
         do {
-            let loaded = try store.allChats()
-            lastSequence = loaded.latestSequence
-            enqueue(feed.reload(chats: loaded.chats))
+            var latest = try store.latestChangeSequence()
+            var notifications: [FeedNotification] = []
+            for user in feed.liveUsers {
+                let loaded = try store.allChats(of: user)
+                latest = min(latest, loaded.latestSequence)
+                notifications += feed.reload(user, chats: loaded.chats)
+            }
+            lastSequence = latest
+            enqueue(notifications)
             noteReaderPosition()
             return true
         } catch {
-            logger.error("cannot reload the chat list", metadata: ["error": "\(error)"])
+            logger.error("cannot reload the chat lists", metadata: ["error": "\(error)"])
             return false
+        }
+    }
+
+    /// Drops the live lists of users without a subscription for `idleUserIndexSeconds`.
+    private func dropIdleUsers() {
+        let dropped = feed.dropIdle(before: .now - .seconds(options.idleUserIndexSeconds))
+        if !dropped.isEmpty {
+            logger.debug("dropped idle users' chat lists", metadata: ["users": "\(dropped)"])
         }
     }
 

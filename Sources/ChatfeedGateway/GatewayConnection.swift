@@ -21,6 +21,8 @@ final class GatewayConnection: Sendable {
     /// Fired by `cut()`: every task of the connection is cancelled.
     private let cutSignal: AsyncStream<Void>
     private let cutTrigger: AsyncStream<Void>.Continuation
+    /// The connection's requests and lines, for the metrics.
+    let traffic: GatewayTraffic
 
     /// The close code and reason of a connection the server ends (a shutdown, the engine stopping).
     static let restartCode = WebSocketErrorCode(codeNumber: 1012)
@@ -30,6 +32,7 @@ final class GatewayConnection: Sendable {
         self.admission = admission
         session = core.engine.openInProcessSession(identity: GatewayConnection.identity(of: admission.user))
         (cutSignal, cutTrigger) = AsyncStream.makeStream(of: Void.self)
+        traffic = GatewayTraffic(metrics: core.metrics)
     }
 
     /// The engine identity of a gateway session of `user`.
@@ -60,7 +63,7 @@ final class GatewayConnection: Sendable {
     func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws -> String {
         let session = self.session
         let maxLineBytes = core.maxFrameBytes
-        let metrics = core.metrics
+        let traffic = self.traffic
         let result: Result<String, any Error> = await withTaskGroup(of: Result<Finished, any Error>.self) { group in
             group.addTask {
                 // The reader: one message per text frame, as one line.
@@ -72,7 +75,7 @@ final class GatewayConnection: Sendable {
                             // JSON allows newlines as whitespace; the engine reads lines.
                             for index in line.indices where line[index] == 0x0A || line[index] == 0x0D { line[index] = 0x20 }
                             line.append(0x0A)
-                            metrics.messageReceived()
+                            traffic.received(line)
                             guard await session.sendSuspending(line) else { return .success(.reader("the session ended")) }
                         case .binary:
                             try await outbound.close(
@@ -88,6 +91,7 @@ final class GatewayConnection: Sendable {
             group.addTask {
                 // The writer: the session's lines, one text frame each, in order.
                 for await line in session.lines {
+                    traffic.sent(line)
                     do {
                         try await outbound.writeTextMessage(String(decoding: line, as: UTF8.self))
                     } catch {

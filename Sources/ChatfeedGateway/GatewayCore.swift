@@ -55,6 +55,7 @@ final class GatewayCore: Sendable {
         switch await authenticate(authorization: authorization, query: query) {
         case .success(let found): user = found
         case .failure(let refusal):
+            metrics.upgradeRefused(status: refusal.status.code)
             logger.info("connection refused", metadata: ["address": "\(address)", "status": "\(refusal.status.code)", "reason": "\(refusal.reason)"])
             return .failure(refusal)
         }
@@ -67,6 +68,7 @@ final class GatewayCore: Sendable {
             return nil
         }
         if let refusal {
+            metrics.upgradeRefused(status: refusal.status.code)
             logger.info("connection refused", metadata: ["address": "\(address)", "user": "\(user)", "status": "503", "reason": "\(refusal.reason)"])
             return .failure(refusal)
         }
@@ -124,7 +126,7 @@ final class GatewayCore: Sendable {
                 state.open[id] = nil
                 state.connections -= 1
             }
-            metrics.connectionClosed()
+            metrics.connectionClosed(subscriptionsLeft: connection.traffic.openSubscriptions)
             let duration = ContinuousClock.now - started
             logger.info("connection closed", metadata: [
                 "user": "\(admission.user)", "address": "\(admission.address)", "reason": "\(reason)",

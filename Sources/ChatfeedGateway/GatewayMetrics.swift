@@ -5,35 +5,73 @@ import Synchronization
 /// The gateway's metrics through swift-metrics, kept in a Prometheus registry of the gateway's
 /// own (not the process-wide `MetricsSystem`, so that several gateways in one process — tests —
 /// count apart), served as Prometheus text at `GET /metrics`.
+///
+/// What the gateway sees on its connections: connections, requests by method, errors by method
+/// and code, batches and resets sent, subscriptions made and ended (gateway sessions only).
 final class GatewayMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
+    private let factory: PrometheusMetricsFactory
     private let connections: Metrics.Gauge
     private let connectionsOpened: Metrics.Counter
-    private let messagesReceived: Metrics.Counter
-    private let framesSent: Metrics.Counter
+    private let refused: Mutex<[String: Metrics.Counter]> = Mutex([:])
+    private let requests: Mutex<[String: Metrics.Counter]> = Mutex([:])
+    private let errors: Mutex<[String: Metrics.Counter]> = Mutex([:])
+    private let batches: Metrics.Counter
+    private let resets: Metrics.Counter
+    private let subscriptions: Metrics.Gauge
+    private let open = Atomic<Int>(0)
+    private let subscribed = Atomic<Int>(0)
 
     init() {
-        let factory = PrometheusMetricsFactory(registry: registry)
+        factory = PrometheusMetricsFactory(registry: registry)
         connections = Metrics.Gauge(label: "chatfeed_gateway_connections", factory: factory)
         connectionsOpened = Metrics.Counter(label: "chatfeed_gateway_connections_opened_total", factory: factory)
-        messagesReceived = Metrics.Counter(label: "chatfeed_gateway_messages_received_total", factory: factory)
-        framesSent = Metrics.Counter(label: "chatfeed_gateway_frames_sent_total", factory: factory)
+        batches = Metrics.Counter(label: "chatfeed_gateway_batches_sent_total", factory: factory)
+        resets = Metrics.Counter(label: "chatfeed_gateway_resets_sent_total", factory: factory)
+        subscriptions = Metrics.Gauge(label: "chatfeed_gateway_subscriptions", factory: factory)
         connections.record(0)
+        subscriptions.record(0)
     }
-
-    private let open = Atomic<Int>(0)
 
     func connectionOpened() {
         connectionsOpened.increment()
         connections.record(open.add(1, ordering: .relaxed).newValue)
     }
 
-    func connectionClosed() {
+    func connectionClosed(subscriptionsLeft: Int) {
         connections.record(open.subtract(1, ordering: .relaxed).newValue)
+        if subscriptionsLeft > 0 { subscriptionsChanged(by: -subscriptionsLeft) }
     }
 
-    func messageReceived() { messagesReceived.increment() }
-    func frameSent() { framesSent.increment() }
+    func upgradeRefused(status: Int) {
+        counter(in: refused, label: "chatfeed_gateway_upgrades_refused_total", ["status": "\(status)"]).increment()
+    }
+
+    func request(_ method: String) {
+        counter(in: requests, label: "chatfeed_gateway_requests_total", ["method": method]).increment()
+    }
+
+    func error(_ method: String, code: Int) {
+        counter(in: errors, label: "chatfeed_gateway_errors_total", ["method": method, "code": "\(code)"]).increment()
+    }
+
+    func batchSent() { batches.increment() }
+    func resetSent() { resets.increment() }
+
+    func subscriptionsChanged(by delta: Int) {
+        subscriptions.record(subscribed.add(delta, ordering: .relaxed).newValue)
+    }
+
+    private func counter(in cache: borrowing Mutex<[String: Metrics.Counter]>, label: String, _ dimensions: KeyValuePairs<String, String>) -> Metrics.Counter {
+        let key = dimensions.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
+        return cache.withLock { counters in
+            if let counter = counters[key] { return counter }
+            let counter = Metrics.Counter(label: label, dimensions: dimensions.map { ($0.key, $0.value) }, factory: factory)
+            // Methods come from clients: a bounded set (unknown methods are counted as one).
+            if counters.count < 1024 { counters[key] = counter }
+            return counter
+        }
+    }
 
     /// Every metric in the Prometheus text format.
     var text: [UInt8] { registry.emitToBuffer() }

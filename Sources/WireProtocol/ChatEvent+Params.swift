@@ -6,16 +6,17 @@ extension ChatEvent {
     /// `now` (ms since the epoch) fills `createdAt` of `chat.create`, `user.create` and
     /// `editedAt` of `message.edit` when they are absent. `user` is the acting user (resolved
     /// from the `user` param by the engine): the member whose state a per-member write changes,
-    /// and the one member of a `chat.create` without `members`. Returns nil for a method that is
-    /// not a write.
+    /// and the one member of a `chat.create` without `members`. `defaultSender`: the `sender` of
+    /// a `message.post` that names none (a user session's own user); nil: `sender` is required.
+    /// Returns nil for a method that is not a write.
     public static func decode(
-        method: WireMethod, params: JSONValue?, now: Int64, user: String = User.defaultID
+        method: WireMethod, params: JSONValue?, now: Int64, user: String = User.defaultID, defaultSender: String? = nil
     ) throws(ChatError) -> ChatEvent? {
         let event: ChatEvent
         // The acting user's param, where the method takes one.
-        let acting = method.takesActingUser ? [WireMethod.userParam] : []
+        let acting = method.takesActingUser ? WireMethod.userParam : nil
         func reader(_ allowed: [String]) throws(ChatError) -> ParamsReader {
-            try ParamsReader(params: params, method: method.rawValue, allowed: allowed + acting)
+            try ParamsReader(params: params, method: method.rawValue, allowed: allowed, alsoAllowed: acting)
         }
         switch method {
         case .userCreate:
@@ -60,8 +61,16 @@ extension ChatEvent {
             event = .setPinned(list: list, chats: try reader.stringArray("chats", count: 0...ChatsLocateParams.maxIDs), user: user)
         case .messagePost:
             let reader = try reader(["chat", "id", "sender", "text", "sentAt"])
+            let id = try reader.string("id")
+            let chat = try reader.string("chat")
+            let sender: String
+            if let defaultSender {
+                sender = try reader.optionalString("sender") ?? defaultSender
+            } else {
+                sender = try reader.string("sender")
+            }
             event = .postMessage(Message(
-                id: try reader.string("id"), chat: try reader.string("chat"), sender: try reader.string("sender"),
+                id: id, chat: chat, sender: sender,
                 text: try reader.string("text"), sentAt: try reader.int64("sentAt")))
         case .messageEdit:
             let reader = try reader(["id", "text", "editedAt"])

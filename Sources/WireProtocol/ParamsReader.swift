@@ -9,8 +9,8 @@ public struct ParamsReader: Sendable {
     public let field: String
 
     /// Params of a request: absent means `{}`; an array (by-position params) or any other
-    /// non-object is an error; a member not in `allowed` is an error.
-    public init(params: JSONValue?, method: String, allowed: [String]) throws(ChatError) {
+    /// non-object is an error; a member not in `allowed` (nor `alsoAllowed`, when given) is an error.
+    public init(params: JSONValue?, method: String, allowed: [String], alsoAllowed: String? = nil) throws(ChatError) {
         guard let params else {
             try self.init(.object(JSONObject()), field: "", allowed: allowed)
             return
@@ -20,20 +20,23 @@ public struct ParamsReader: Sendable {
                 field: "params",
                 reason: "\(method) takes named parameters (an object); by-position arrays are not supported")
         }
-        try self.init(params, field: "", allowed: allowed, context: method)
+        try self.init(params, field: "", allowed: allowed, alsoAllowed: alsoAllowed, context: method)
     }
 
     /// A nested object at `field`, with the same rules.
-    public init(_ value: JSONValue, field: String, allowed: [String], context: String? = nil) throws(ChatError) {
+    public init(
+        _ value: JSONValue, field: String, allowed: [String], alsoAllowed: String? = nil, context: String? = nil
+    ) throws(ChatError) {
         guard case .object(let object) = value else {
             throw .invalidParams(
                 field: field.isEmpty ? "params" : field, reason: "must be an object, not \(value.typeDescription)")
         }
         self.object = object
         self.field = field
-        for key in object.keys where !allowed.contains(key) {
+        for key in object.keys where !allowed.contains(key) && key != alsoAllowed {
             let owner = context ?? (field.isEmpty ? "params" : field)
-            let expected = allowed.isEmpty ? "it takes none" : "expected " + allowed.joined(separator: ", ")
+            let names = allowed + (alsoAllowed.map { [$0] } ?? [])
+            let expected = names.isEmpty ? "it takes none" : "expected " + names.joined(separator: ", ")
             throw .invalidParams(field: path(key), reason: "is not a parameter of \(owner); \(expected)")
         }
     }

@@ -18,7 +18,7 @@ public struct ChatsListParams: Hashable, Sendable {
     }
 
     public init(params: JSONValue?) throws(ChatError) {
-        let reader = try ParamsReader(params: params, method: "chats.list", allowed: ["list", "unreadOnly", "offset", "limit", WireMethod.userParam])
+        let reader = try ParamsReader(params: params, method: "chats.list", allowed: ["list", "unreadOnly", "offset", "limit"], alsoAllowed: WireMethod.userParam)
         self.init(
             view: ChatListView(
                 list: try reader.optionalList("list") ?? .main, unreadOnly: try reader.optionalBool("unreadOnly") ?? false),
@@ -40,7 +40,7 @@ public struct ChatsLocateParams: Hashable, Sendable {
     }
 
     public init(params: JSONValue?) throws(ChatError) {
-        let reader = try ParamsReader(params: params, method: "chats.locate", allowed: ["ids", "list", WireMethod.userParam])
+        let reader = try ParamsReader(params: params, method: "chats.locate", allowed: ["ids", "list"], alsoAllowed: WireMethod.userParam)
         self.init(ids: try reader.identifierArray("ids", count: 1...Self.maxIDs), list: try reader.optionalList("list") ?? .main)
     }
 }
@@ -67,7 +67,7 @@ public struct MessagesListParams: Hashable, Sendable {
     }
 
     public init(params: JSONValue?) throws(ChatError) {
-        let reader = try ParamsReader(params: params, method: "messages.list", allowed: ["chat", "before", "cursor", "limit", WireMethod.userParam])
+        let reader = try ParamsReader(params: params, method: "messages.list", allowed: ["chat", "before", "cursor", "limit"], alsoAllowed: WireMethod.userParam)
         let chat = try reader.identifier("chat")
         var after: MessagePosition?
         if let cursor = try reader.optionalString("cursor") { after = try MessageCursor.decode(cursor, chat: chat) }
@@ -100,7 +100,7 @@ public struct FeedSubscribeParams: Hashable, Sendable {
 
     public init(params: JSONValue?) throws(ChatError) {
         let reader = try ParamsReader(
-            params: params, method: "feed.subscribe", allowed: ["list", "unreadOnly", "limit", "maxInFlight", "known", WireMethod.userParam])
+            params: params, method: "feed.subscribe", allowed: ["list", "unreadOnly", "limit", "maxInFlight", "known"], alsoAllowed: WireMethod.userParam)
         self.init(
             view: ChatListView(
                 list: try reader.optionalList("list") ?? .main, unreadOnly: try reader.optionalBool("unreadOnly") ?? false),
@@ -135,7 +135,7 @@ public struct ChatMembersParams: Hashable, Sendable {
     public init(chat: String) { self.chat = chat }
 
     public init(params: JSONValue?) throws(ChatError) {
-        let reader = try ParamsReader(params: params, method: "chat.members", allowed: ["chat", WireMethod.userParam])
+        let reader = try ParamsReader(params: params, method: "chat.members", allowed: ["chat"], alsoAllowed: WireMethod.userParam)
         self.init(chat: try reader.identifier("chat"))
     }
 }

@@ -5,6 +5,13 @@ import JSONCodec
 /// encodes it (`jsonValue`) and clients decode it (`init(jsonValue:)`): its keys are spelled here
 /// only.
 public struct ServerStats: Hashable, Sendable {
+    /// Users in the store (0 from an engine older than users).
+    public var users: Int
+    /// Memberships (a user's row of a chat) in the store.
+    public var memberships: Int
+    /// Users whose chat lists the engine keeps live (those with a subscription, and those
+    /// whose last one ended less than `idleUserIndexSeconds` ago).
+    public var liveUsers: Int
     public var chats: Int
     public var messages: Int
     public var latestChangeSequence: Int64
@@ -18,9 +25,13 @@ public struct ServerStats: Hashable, Sendable {
     public var json: JSONValue
 
     public init(
+        users: Int = 0, memberships: Int = 0, liveUsers: Int = 0,
         chats: Int, messages: Int, latestChangeSequence: Int64, uptimeMilliseconds: Int64, sessions: Int = 0,
         subscriptions: [ServerSubscriptionStats]
     ) {
+        self.users = users
+        self.memberships = memberships
+        self.liveUsers = liveUsers
         self.chats = chats
         self.messages = messages
         self.latestChangeSequence = latestChangeSequence
@@ -31,9 +42,12 @@ public struct ServerStats: Hashable, Sendable {
         json = jsonValue
     }
 
-    /// `{"chats","messages","latestChangeSequence","uptimeMs","sessions","subscriptions":[…]}`.
+    /// `{"users","memberships","liveUsers","chats","messages","latestChangeSequence","uptimeMs","sessions","subscriptions":[…]}`.
     public var jsonValue: JSONValue {
         .object([
+            "users": .integer(users),
+            "memberships": .integer(memberships),
+            "liveUsers": .integer(liveUsers),
             "chats": .integer(chats),
             "messages": .integer(messages),
             "latestChangeSequence": .integer(latestChangeSequence),
@@ -56,6 +70,9 @@ public struct ServerStats: Hashable, Sendable {
                     reader: ParamsReader(result: item, field: "subscriptions[\(position)]")))
             }
             self.init(
+                users: try reader.optionalInt("users", in: 0...Int.max) ?? 0,
+                memberships: try reader.optionalInt("memberships", in: 0...Int.max) ?? 0,
+                liveUsers: try reader.optionalInt("liveUsers", in: 0...Int.max) ?? 0,
                 chats: try reader.int("chats", in: 0...Int.max), messages: try reader.int("messages", in: 0...Int.max),
                 latestChangeSequence: try reader.int64("latestChangeSequence"),
                 uptimeMilliseconds: try reader.int64("uptimeMs"),
@@ -72,6 +89,8 @@ public struct ServerStats: Hashable, Sendable {
 /// One subscription in `server.stats`: what it sees and how far its client is behind.
 public struct ServerSubscriptionStats: Hashable, Sendable {
     public var subscription: String
+    /// The user whose list it shows (nil from an engine older than users).
+    public var user: String?
     public var list: ChatList
     public var unreadOnly: Bool
     /// The window (nil: the whole list).
@@ -88,9 +107,10 @@ public struct ServerSubscriptionStats: Hashable, Sendable {
 
     public init(
         subscription: String, list: ChatList, unreadOnly: Bool, limit: Int?, maxInFlight: Int, lastSentSeq: Int64,
-        lastAckedSeq: Int64, pendingChats: Int, deferredPending: Bool, resetPending: Bool
+        lastAckedSeq: Int64, pendingChats: Int, deferredPending: Bool, resetPending: Bool, user: String? = nil
     ) {
         self.subscription = subscription
+        self.user = user
         self.list = list
         self.unreadOnly = unreadOnly
         self.limit = limit
@@ -105,6 +125,7 @@ public struct ServerSubscriptionStats: Hashable, Sendable {
     public var jsonValue: JSONValue {
         .object([
             "subscription": .string(subscription),
+            "user": user.map(JSONValue.string) ?? .null,
             "list": .string(list.rawValue),
             "unreadOnly": .bool(unreadOnly),
             "limit": limit.map(JSONValue.integer) ?? .null,
@@ -126,6 +147,6 @@ public struct ServerSubscriptionStats: Hashable, Sendable {
             limit: try reader.optionalInt("limit", in: 0...Int.max), maxInFlight: try reader.int("maxInFlight", in: 0...Int.max),
             lastSentSeq: try reader.int64("lastSentSeq"), lastAckedSeq: try reader.int64("lastAckedSeq"),
             pendingChats: try reader.int("pendingChats", in: 0...Int.max), deferredPending: try reader.bool("deferredPending"),
-            resetPending: try reader.bool("resetPending"))
+            resetPending: try reader.bool("resetPending"), user: try reader.optionalString("user"))
     }
 }

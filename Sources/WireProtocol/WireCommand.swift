@@ -17,8 +17,11 @@ public enum WireCommand: Hashable, Sendable {
 
     /// Decodes `method` and `params`: −32601 for an unknown method, −32602 naming the field for
     /// bad params. `now` (ms) is the default `createdAt`/`editedAt` of writes; `user` is the
-    /// acting user (see `requestedUser(method:params:)`), whose state per-member writes change.
-    public init(method: String, params: JSONValue?, now: Int64, user: String = User.defaultID) throws(RPCError) {
+    /// acting user (see `requestedUser(method:params:)`), whose state per-member writes change;
+    /// `defaultSender` the `sender` of a `message.post` that gives none (nil: it is required).
+    public init(
+        method: String, params: JSONValue?, now: Int64, user: String = User.defaultID, defaultSender: String? = nil
+    ) throws(RPCError) {
         guard let known = WireMethod(rawValue: method) else { throw RPCError.unknownMethod(method) }
         do {
             switch known {
@@ -38,7 +41,8 @@ public enum WireCommand: Hashable, Sendable {
             case .userCreate, .userRemove, .chatCreate, .chatAddMembers, .chatRemoveMembers, .chatRename, .chatRemove,
                 .chatMarkRead, .chatPin, .chatUnpin, .chatSetPinned, .chatArchive, .chatUnarchive, .chatMute, .chatUnmute,
                 .messagePost, .messageEdit, .messageDelete:
-                guard let event = try ChatEvent.decode(method: known, params: params, now: now, user: user) else {
+                guard let event = try ChatEvent.decode(
+                    method: known, params: params, now: now, user: user, defaultSender: defaultSender) else {
                     throw RPCError(code: .internalError, message: "internal error: \(method) is not a write")
                 }
                 self = .write(event)
@@ -51,8 +55,10 @@ public enum WireCommand: Hashable, Sendable {
     }
 
     /// Decodes a request's method and params (see `init(method:params:now:user:)`).
-    public init(_ request: RPCRequest, now: Int64, user: String = User.defaultID) throws(RPCError) {
-        try self.init(method: request.method, params: request.params, now: now, user: user)
+    public init(
+        _ request: RPCRequest, now: Int64, user: String = User.defaultID, defaultSender: String? = nil
+    ) throws(RPCError) {
+        try self.init(method: request.method, params: request.params, now: now, user: user, defaultSender: defaultSender)
     }
 
     /// The `user` param of a method that acts as a user (`WireMethod.takesActingUser`), checked

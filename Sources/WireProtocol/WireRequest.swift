@@ -5,8 +5,14 @@ import JSONCodec
 /// that clients (ChatfeedClient, the CLI) build no JSON keys of their own. The engine decodes the
 /// same params with `WireCommand`.
 public enum WireRequest: Hashable, Sendable {
-    /// `chat.create`; `createdAt` nil: the engine's clock.
-    case createChat(id: String, title: String, createdAt: Int64?)
+    /// `user.create`; `name` nil: the id; `createdAt` nil: the engine's clock.
+    case createUser(id: String, name: String?, createdAt: Int64?)
+    case removeUser(id: String)
+    /// `chat.create`; `createdAt` nil: the engine's clock; `members` nil: the acting user alone.
+    case createChat(id: String, title: String, createdAt: Int64?, members: [String]? = nil)
+    case addMembers(chat: String, users: [String])
+    case removeMembers(chat: String, users: [String])
+    case members(chat: String)
     case renameChat(id: String, title: String)
     /// A method whose only param is `chat`: `chat.remove`, `chat.markRead`, `chat.pin`,
     /// `chat.unpin`, `chat.archive`, `chat.unarchive`, `chat.mute`, `chat.unmute`.
@@ -28,7 +34,12 @@ public enum WireRequest: Hashable, Sendable {
 
     public var method: WireMethod {
         switch self {
+        case .createUser: .userCreate
+        case .removeUser: .userRemove
         case .createChat: .chatCreate
+        case .addMembers: .chatAddMembers
+        case .removeMembers: .chatRemoveMembers
+        case .members: .chatMembers
         case .renameChat: .chatRename
         case .chat(let method, _): method
         case .setPinned: .chatSetPinned
@@ -50,9 +61,20 @@ public enum WireRequest: Hashable, Sendable {
     public var params: JSONObject {
         var params = JSONObject()
         switch self {
-        case .createChat(let id, let title, let createdAt):
+        case .createUser(let id, let name, let createdAt):
+            params = [WireMethod.userParam: .string(id)]
+            if let name { params.append("name", .string(name)) }
+            if let createdAt { params.append("createdAt", .integer(createdAt)) }
+        case .removeUser(let id):
+            params = [WireMethod.userParam: .string(id)]
+        case .createChat(let id, let title, let createdAt, let members):
             params = ["chat": .string(id), "title": .string(title)]
             if let createdAt { params.append("createdAt", .integer(createdAt)) }
+            if let members { params.append("members", .array(members.map(JSONValue.string))) }
+        case .addMembers(let chat, let users), .removeMembers(let chat, let users):
+            params = ["chat": .string(chat), "users": .array(users.map(JSONValue.string))]
+        case .members(let chat):
+            params = ["chat": .string(chat)]
         case .renameChat(let id, let title):
             params = ["chat": .string(id), "title": .string(title)]
         case .chat(_, let id):
@@ -95,6 +117,14 @@ public enum WireRequest: Hashable, Sendable {
         case .stats, .version:
             break
         }
+        return params
+    }
+
+    /// The params object acting as `user` (docs/PROTOCOL.md, Users and sessions): with the
+    /// `user` param when one is given and the method takes an acting user.
+    public func params(actingAs user: String?) -> JSONObject {
+        var params = self.params
+        if let user, method.takesActingUser { params.append(WireMethod.userParam, .string(user)) }
         return params
     }
 }

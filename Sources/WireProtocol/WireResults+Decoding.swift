@@ -10,6 +10,21 @@ extension WireResults {
         try Chat(jsonValue: result, field: "result")
     }
 
+    /// `user.create`: the user.
+    public static func decodeUser(_ result: JSONValue) throws(WireDecodingError) -> User {
+        try decoding { () throws(ChatError) in
+            let reader = try ParamsReader(result: result, field: "")
+            return User(id: try reader.string("id"), name: try reader.string("name"), createdAt: try reader.int64("createdAt"))
+        }
+    }
+
+    /// `chat.members`: the members' user ids.
+    public static func decodeMembers(_ result: JSONValue) throws(WireDecodingError) -> [String] {
+        try decoding { () throws(ChatError) in
+            try ParamsReader(result: result, field: "").stringArray("members", count: 0...Int.max)
+        }
+    }
+
     /// `message.post`: whether the message was already there (`duplicate`).
     public static func decodePost(_ result: JSONValue) throws(WireDecodingError) -> Bool {
         try decoding { () throws(ChatError) in try ParamsReader(result: result, field: "").bool("duplicate") }

@@ -32,8 +32,10 @@ struct Watch: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Resume from the rows saved in this file, and save the rows shown to it when the watch stops.", valueName: "file"))
     var resume: String?
     @OptionGroup var store: StoreSelection
+    @OptionGroup var gateway: WatchGateway
 
     func validate() throws {
+        try gateway.validate(demo: demo)
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
         if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
         if demo && store.database != nil { throw ValidationError("--demo makes its own database: leave out --database") }
@@ -54,14 +56,16 @@ struct Watch: AsyncParsableCommand {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             demoDirectory = directory
             database = directory.appendingPathComponent("demo.sqlite").path
+        } else if let url = gateway.url {
+            database = url
         } else {
             database = try store.resolve().path
             try WatchDatabase.check(database)
         }
         defer { if let demoDirectory { try? FileManager.default.removeItem(at: demoDirectory) } }
-        let transport: ChildProcessTransport
+        let transport: any ChatfeedTransport
         do {
-            transport = try ChildProcessTransport(database: database, config: store.config, logLevel: "error")
+            transport = try gateway.transport() ?? ChildProcessTransport(database: database, config: store.config, logLevel: "error")
         } catch {
             throw CLIFailure(message: "\(error)")
         }

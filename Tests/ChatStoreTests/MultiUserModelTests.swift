@@ -89,6 +89,7 @@ import TestSupport
                 #expect(try store.members(ofChat: chat).map(\.id) == model.members(chat), "\(context): members of \(chat)")
             }
             let latest = try store.latestChangeSequence()
+            var left: [MembershipChange] = []
             for user in Self.userIDs {
                 let (chats, _) = try store.allChats(of: user)
                 let expected = model.all(user: user)
@@ -125,6 +126,7 @@ import TestSupport
                 }
                 for id in before.keys where !chats.contains(where: { $0.id == id }) {
                     #expect(changes.contains { $0.chatID == id && $0.chat == nil }, "\(context): \(user) left \(id) unlogged")
+                    left.append(MembershipChange(user: user, chat: id))
                 }
                 previous[user] = Dictionary(uniqueKeysWithValues: chats.map { ($0.id, $0) })
             }
@@ -134,6 +136,10 @@ import TestSupport
                 for chat in rows.values where chat.revision > sequence {
                     #expect(named.contains(MembershipChange(user: user, chat: chat.id)), "\(context): \(user)/\(chat.id) not named")
                 }
+            }
+            // And every membership that ended (a chat removed names its members too).
+            for membership in left {
+                #expect(named.contains(membership), "\(context): \(membership.user) left \(membership.chat) unnamed")
             }
             sequence = latest
         }

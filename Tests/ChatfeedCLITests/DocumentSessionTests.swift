@@ -12,6 +12,12 @@ import TestSupport
         try run(DocumentSession.steps(in: try Self.read("docs/PROTOCOL.md"), section: "## A session"), "docs/PROTOCOL.md")
     }
 
+    @Test func protocolDocumentsMultiUserSessionRuns() throws {
+        try run(
+            DocumentSession.steps(in: try Self.read("docs/PROTOCOL.md"), section: "## A session with several users"),
+            "docs/PROTOCOL.md")
+    }
+
     @Test func readmesSessionRuns() throws {
         try run(DocumentSession.steps(in: try Self.read("README.md"), section: nil), "README.md")
     }

@@ -7,7 +7,7 @@ import WireProtocol
 
 /// Every request acts as a user (docs/PROTOCOL.md, Users and sessions): a trusted session names
 /// them with `user` (default `defaultUser`), a user session is its user and may name no other.
-@Suite struct ActingUserTests {
+@Suite(.serialized) struct ActingUserTests {
     private static func engine(_ directory: TemporaryDirectory, defaultUser: String = "me") throws -> ChatEngine {
         try ChatEngine(options: EngineOptions(databasePath: directory.path("users.sqlite"), defaultUser: defaultUser))
     }
@@ -68,6 +68,12 @@ import WireProtocol
             #expect(refused["error"]?["code"] == .integer(-32007), "\(method)")
         }
         #expect(try await backend.result("chat.members", ["chat": "c"]) == ["members": ["bob", "me"]])
+        // A post without `sender` is the session's user's (a trusted session must name one).
+        _ = try await bob.result("message.post", ["chat": "c", "id": "m1", "text": "hi", "sentAt": 5])
+        let page = try await backend.result("messages.list", ["chat": "c"])
+        #expect(page["items"]?.arrayValue?.first?["sender"] == "bob")
+        let unnamed = try await backend.call("message.post", ["chat": "c", "id": "m2", "text": "hi", "sentAt": 6])
+        #expect(unnamed["error"]?["data"]?["field"] == "sender")
     }
 
     @Test func theDefaultUserIsConfigured() async throws {

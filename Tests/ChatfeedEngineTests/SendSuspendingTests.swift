@@ -8,7 +8,7 @@ import TestSupport
 /// `sendSuspending`: the way in for a gateway. A session whose output is backed up suspends its
 /// sender's task (no thread blocks) and never delays another session; it resumes once its reader
 /// reads on, and every request is answered in order.
-@Suite struct SendSuspendingTests {
+@Suite(.serialized) struct SendSuspendingTests {
     /// A request line padded with 1 KiB of JSON whitespace: 400 of them overfill the session's
     /// 256 KiB input queue.
     static func padded(_ line: [UInt8]) -> [UInt8] {

@@ -18,10 +18,10 @@ final class GatewayHarness: @unchecked Sendable {
     static let secret = Array("a test secret that is long enough".utf8)
     let directory: TemporaryDirectory
     let engine: ChatEngine
-    let gateway: Gateway
-    let group: ServiceGroup
-    let running: Task<Void, any Error>
-    let port: Int
+    private(set) var gateway: Gateway
+    private(set) var group: ServiceGroup
+    private(set) var running: Task<Void, any Error>
+    private(set) var port: Int
     let tokens: GatewayTokens
     let logger: Logger
 
@@ -51,6 +51,20 @@ final class GatewayHarness: @unchecked Sendable {
         running = Task { try await group.run() }
         port = await gateway.boundPort()
         tokens = await GatewayTokens(secret: Self.secret)
+    }
+
+    /// Shuts the gateway down gracefully (1012 to every WebSocket) and starts another on the same
+    /// engine and port.
+    func restartGateway() async throws {
+        await group.triggerGracefulShutdown()
+        try await running.value
+        var options = gateway.options
+        options.port = port
+        gateway = Gateway(engine: engine, options: options, logger: logger)
+        group = ServiceGroup(configuration: .init(services: [gateway], logger: logger))
+        let group = self.group
+        running = Task { try await group.run() }
+        port = await gateway.boundPort()
     }
 
     /// Shuts the gateway down gracefully and stops the engine.

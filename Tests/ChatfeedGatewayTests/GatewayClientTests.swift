@@ -1,0 +1,128 @@
+import ChatModel
+import ChatfeedClient
+import ChatfeedEngine
+import ChatfeedGateway
+import Foundation
+import JSONCodec
+import Testing
+import TestSupport
+
+/// `ChatClient` over `WebSocketTransport`, and the gateway's plain HTTP endpoints.
+@Suite(.serialized) struct GatewayClientTests {
+    @Test func aClientMirrorsItsListOverWebSocketAndResumesAfterARestart() async throws {
+        let harness = try await GatewayHarness()
+        let transport = WebSocketTransport(url: harness.url, token: try await harness.token("me"))
+        let client = try await ChatClient(transport: transport)
+        let writer = try await harness.connect("me")
+        for index in 0..<30 {
+            _ = try await writer.result("chat.create", ["chat": .string("c\(index)"), "title": "T", "createdAt": .integer(index)])
+        }
+        let subscription = try await client.subscribe(SubscriptionOptions(limit: 20))
+        var updates = subscription.makeAsyncIterator()
+        var mirror = try #require(try await updates.next()).chats
+        #expect(mirror.map(\.id) == (10..<30).reversed().map { "c\($0)" })
+
+        // Writes through another session arrive as batches.
+        var random = SeededGenerator(seed: 20)
+        for step in 0..<40 {
+            let number = Int.random(in: 0..<35, using: &random)
+            let chat = "c\(number)"
+            if number >= 30 {
+                _ = try await writer.call("chat.create", ["chat": .string(chat), "title": "N", "createdAt": .integer(100 + step)])
+            } else {
+                _ = try await writer.result("message.post", [
+                    "chat": .string(chat), "id": .string("m\(step)"), "sender": "me", "text": "hi", "sentAt": .integer(1000 + step),
+                ])
+            }
+        }
+        _ = try await writer.result("server.version")
+        var expected = try await client.listChats(limit: 20).items
+        while mirror != expected {
+            mirror = try #require(try await updates.next()).chats
+        }
+
+        // A restart of the gateway (1012): the client reconnects and resumes with batches.
+        try await harness.restartGateway()
+        let writer2 = try await harness.connect("me")
+        _ = try await writer2.result("message.post", ["chat": "c0", "id": "after", "sender": "me", "text": "back", "sentAt": 5000])
+        expected = try await client.listChats(limit: 20).items
+        #expect(expected.first?.id == "c0")
+        var reloads = 0
+        while mirror != expected {
+            let update = try #require(try await updates.next())
+            if update.isReload { reloads += 1 }
+            mirror = update.chats
+        }
+        #expect(reloads == 0)
+        await client.close()
+        try await harness.stop()
+    }
+
+    @Test func aRefusedTokenIsAClearErrorOfTheTransport() async throws {
+        let harness = try await GatewayHarness()
+        let transport = WebSocketTransport(url: harness.url, token: "not-a-token")
+        await #expect(throws: ChatfeedClientError.self) { _ = try await transport.connect() }
+        try await harness.stop()
+    }
+
+    @Test func healthMetricsDevTokensAndTheWebClientsFiles() async throws {
+        let directory = try TemporaryDirectory()
+        let web = directory.url.appendingPathComponent("Web")
+        try FileManager.default.createDirectory(at: web.appendingPathComponent("lib"), withIntermediateDirectories: true)
+        try Data("<!doctype html><title>chatfeed</title>".utf8).write(to: web.appendingPathComponent("index.html"))
+        try Data("export const x = 1;".utf8).write(to: web.appendingPathComponent("lib/chatfeed.js"))
+        try Data("body{}".utf8).write(to: web.appendingPathComponent("style.css"))
+        try Data("secret".utf8).write(to: directory.url.appendingPathComponent("outside.txt"))
+        let harness = try await GatewayHarness {
+            $0.webRoot = web.path
+            $0.devTokens = true
+        }
+        let port = harness.port
+        #expect(try await RawHTTP.get(port: port, "/healthz").status == 200)
+
+        let index = try await RawHTTP.get(port: port, "/")
+        #expect(index.status == 200 && index.headers["content-type"]?.hasPrefix("text/html") == true)
+        #expect(index.body.contains("chatfeed"))
+        let script = try await RawHTTP.get(port: port, "/lib/chatfeed.js")
+        #expect(script.status == 200 && script.headers["content-type"]?.hasPrefix("text/javascript") == true)
+        #expect(try await RawHTTP.get(port: port, "/style.css").headers["content-type"]?.hasPrefix("text/css") == true)
+        for escape in ["/../outside.txt", "/%2e%2e/outside.txt", "/lib/../../outside.txt", "/missing.js"] {
+            let response = try await RawHTTP.get(port: port, escape)
+            #expect(response.status == 404, "\(escape)")
+            #expect(!response.body.contains("secret"))
+        }
+
+        // A development token signs in.
+        let minted = try await RawHTTP.get(port: port, "/dev/token?user=me")
+        #expect(minted.status == 200)
+        let body = try JSONValue(parsing: Array(minted.body.utf8))
+        let token = try #require(body["token"]?.stringValue)
+        #expect((body["expiresAt"]?.int64Value ?? 0) > Int64(Date().timeIntervalSince1970 * 1000))
+        let socket = try await TestSocket.connect(url: harness.url, token: token, logger: harness.logger)
+        _ = try await socket.result("server.version")
+        #expect(try await RawHTTP.get(port: port, "/dev/token?user=ghost").status == 404)
+
+        _ = try await socket.result("feed.subscribe", ["limit": 5])
+        _ = try await socket.call("messages.list", ["chat": "nowhere"])
+        _ = try await socket.call("no.such.method")
+        _ = try await RawHTTP.get(port: port, "/v1/feed", upgrade: true)
+        let metrics = try await RawHTTP.get(port: port, "/metrics")
+        #expect(metrics.status == 200)
+        for line in [
+            "chatfeed_gateway_connections 1", "chatfeed_gateway_subscriptions 1",
+            #"chatfeed_gateway_requests_total{method="server.version"} 1"#,
+            #"chatfeed_gateway_requests_total{method="unknown"} 1"#,
+            #"chatfeed_gateway_errors_total{method="messages.list",code="-32001"} 1"#,
+            #"chatfeed_gateway_errors_total{method="unknown",code="-32601"} 1"#,
+            #"chatfeed_gateway_upgrades_refused_total{status="401"} 1"#,
+        ] {
+            #expect(metrics.body.contains(line), "\(line) in \(metrics.body)")
+        }
+        try await harness.stop()
+
+        // Off by default.
+        let plain = try await GatewayHarness()
+        #expect(try await RawHTTP.get(port: plain.port, "/dev/token?user=me").status == 404)
+        try await plain.stop()
+    }
+}
