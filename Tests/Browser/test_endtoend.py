@@ -180,13 +180,13 @@ class EndToEnd(unittest.TestCase):
         self.addCleanup(self.directory.cleanup)
         self.addCleanup(self.gateway.close)
 
-    def expected(self):
-        result = self.gateway.call("chats.list", list="main", limit=LIMIT)
+    def expected(self, user=USER):
+        result = self.gateway.call("chats.list", list="main", limit=LIMIT, user=user)
         rows = [[chat["id"], str(chat["unread"]) if chat["unread"] > 0 else ""] for chat in result["items"]]
         badge = result["unread"]["unmutedMessages"]
         return rows, str(badge) if badge > 0 else ""
 
-    def settle(self, browser, timeout=60):
+    def settle(self, browser, timeout=60, user=USER):
         """Waits until the page is idle, has stayed so for a moment, and equals chats.list."""
         deadline = time.time() + timeout
         last = None
@@ -195,12 +195,12 @@ class EndToEnd(unittest.TestCase):
             if state["idle"]:
                 time.sleep(0.3)
                 again = browser.run(PAGE_STATE)
-                rows, badge = self.expected()
+                rows, badge = self.expected(user)
                 if again["idle"] and again["rows"] == state["rows"] and again["rows"] == rows and again["badge"] == badge:
                     return again
                 last = (again, rows, badge)
             time.sleep(0.1)
-        state, rows, badge = last if last else (browser.run(PAGE_STATE), *self.expected())
+        state, rows, badge = last if last else (browser.run(PAGE_STATE), *self.expected(user))
         self.assertEqual(state["rows"], rows, "the idle page's rows and badges differ from chats.list")
         self.assertEqual(state["badge"], badge, "the list's badge differs from chats.list's unmutedMessages")
         self.fail(f"the page did not become idle within {timeout} s: {state}")
@@ -310,6 +310,42 @@ class EndToEnd(unittest.TestCase):
         self.assertEqual(state["stats"]["snapshots"], 1, f"the page reloaded after the restart: {state['stats']}")
         self.assertGreater(state["stats"]["batches"], first["batches"])
         self.assertEqual(state["stats"]["errors"], 0)
+        self.assertEqual(errors, [])
+
+    def test_two_users_chat(self):
+        """Two windows as two users of one chat: a message typed in one reaches the other's list
+        (unread badge, the list's badge) and, once opened there, its messages; the reply comes back."""
+        for user in ["ann", "bob"]:
+            self.gateway.call("user.create", user=user, name=user.title())
+        self.gateway.call("chat.create", chat="ab", title="Ann and Bob", members=["ann", "bob"], createdAt=1_763_884_800_000)
+        for index, user in enumerate(["ann", "bob", "ann", "bob"]):
+            self.gateway.call("chat.create", chat=f"own-{index}", title=f"Notes {index}", members=[user], createdAt=1_763_884_900_000 + index)
+        with Browser() as ann, Browser() as bob:
+            ann.get(f"{self.gateway.url}/?user=ann")
+            bob.get(f"{self.gateway.url}/?user=bob")
+            self.settle(ann, user="ann")
+            self.settle(bob, user="bob")
+
+            ann.run("document.querySelector('[data-chat-id=\"ab\"] button').click()")
+            ann.wait_for("return document.querySelector('#chat:not([hidden])')", what="ann's chat to open")
+            ann.run("const form = document.querySelector('#composer'); form.elements.text.value = 'hello bob'; form.requestSubmit();")
+            bob.wait_for("return document.querySelector('[data-chat-id=\"ab\"] [data-unread]')?.textContent === '1'"
+                         " && document.querySelector('[data-list-badge]').textContent === '1'", what="bob's badges")
+            state = self.settle(bob, user="bob")
+            self.assertEqual(state["rows"][0], ["ab", "1"], "the chat with a new message is bob's top row")
+
+            bob.run("document.querySelector('[data-chat-id=\"ab\"] button').click()")
+            bob.wait_for("return [...document.querySelectorAll('#message-list .text')].some((m) => m.textContent === 'hello bob')",
+                         what="ann's message in bob's chat")
+            bob.wait_for("return document.querySelector('[data-list-badge]').textContent === ''", what="bob's chat to be read")
+            bob.run("const form = document.querySelector('#composer'); form.elements.text.value = 'hi ann'; form.requestSubmit();")
+            ann.wait_for("return [...document.querySelectorAll('#message-list .text')].some((m) => m.textContent === 'hi ann')",
+                         what="bob's reply in ann's open chat")
+            ann_state = self.settle(ann, user="ann")
+            bob_state = self.settle(bob, user="bob")
+            errors = [entry for browser in (ann, bob) for entry in browser.console() if entry["level"] == "SEVERE"]
+        self.assertEqual(ann_state["rows"][0], ["ab", ""], "ann has the chat open: bob's reply is read at once")
+        self.assertEqual(bob_state["badge"], "")
         self.assertEqual(errors, [])
 
 
