@@ -31,6 +31,10 @@ struct Watch: AsyncParsableCommand {
     var duration: Double?
     @Option(help: ArgumentHelp("Resume from the rows saved in this file, and save the rows shown to it when the watch stops.", valueName: "file"))
     var resume: String?
+    @Option(help: ArgumentHelp(
+        "With --demo: also serve the web client and the WebSocket gateway here, with dev tokens and the users me, ann and bob, and print the pages to open.",
+        valueName: "host:port"))
+    var listen: String?
     @OptionGroup var store: StoreSelection
     @OptionGroup var gateway: WatchGateway
 
@@ -39,6 +43,10 @@ struct Watch: AsyncParsableCommand {
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
         if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
         if demo && store.database != nil { throw ValidationError("--demo makes its own database: leave out --database") }
+        if listen != nil && !demo {
+            throw ValidationError("--listen serves the demo: use it with --demo (chatfeedd --listen serves a database of your own)")
+        }
+        if listen != nil && store.config != nil { throw ValidationError("--listen makes the demo's own configuration: leave out --config") }
         if demo && resume != nil {
             throw ValidationError("--resume needs a database that outlives the watch: use --database instead of --demo")
         }
@@ -64,21 +72,34 @@ struct Watch: AsyncParsableCommand {
         }
         defer { if let demoDirectory { try? FileManager.default.removeItem(at: demoDirectory) } }
         let transport: any ChatfeedTransport
+        var demoGateway: DemoGateway?
         do {
-            transport = try gateway.transport() ?? ChildProcessTransport(database: database, config: store.config, logLevel: "error")
+            if let listen, let demoDirectory {
+                demoGateway = try DemoGateway(address: listen, database: database, directory: demoDirectory)
+                guard let executable = ChildProcessTransport.locate() else { throw ChatfeedClientError.executableNotFound }
+                transport = ChildProcessTransport(executable: executable, arguments: demoGateway!.arguments)
+            } else {
+                transport = try gateway.transport() ?? ChildProcessTransport(database: database, config: store.config, logLevel: "error")
+            }
+        } catch let failure as CLIFailure {
+            throw failure
         } catch {
             throw CLIFailure(message: "\(error)")
         }
         let client: ChatClient
         do { client = try await ChatClient(transport: transport) } catch { throw CLIFailure(message: "\(error)") }
+        if let demoGateway {
+            FileHandle.standardError.write(Data("chatfeed: the demo's web client, one window per user: \(demoGateway.urls.joined(separator: " "))\n".utf8))
+        }
         let terminal = TerminalOutput()
         let window = limit ?? max(100, terminal.isInteractive ? terminal.size().rows : 0)
         let session = await WatchSession(
             client: client, terminal: terminal,
-            model: WatchModel(title: demo ? "demo" : database, view: list.rawValue + (unread ? ", unread only" : "")))
+            model: WatchModel(title: demoGateway.map { "demo · \($0.urls[0]) · \($0.urls[1])" } ?? (demo ? "demo" : database), view: list.rawValue + (unread ? ", unread only" : "")))
         let failure = await session.run(
             options: SubscriptionOptions(list: list, unreadOnly: unread, limit: window, maxInFlight: 1), saved: saved,
-            traffic: demo ? DemoTraffic(now: currentMilliseconds()) : nil, duration: duration)
+            traffic: demo ? DemoTraffic(now: currentMilliseconds(), sharedWith: demoGateway == nil ? [] : DemoGateway.users) : nil,
+            duration: duration)
         await client.close()
         if let failure { throw CLIFailure(message: failure) }
         if let resume, await session.model.isSubscribed || saved != nil {

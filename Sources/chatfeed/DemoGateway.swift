@@ -1,0 +1,47 @@
+import ChatfeedClient
+import Foundation
+
+/// `chatfeed watch --demo --listen HOST:PORT`: the demo's `chatfeedd` also serves the web client
+/// and its WebSocket feed there, with dev tokens, so that two browser windows signed in as two of
+/// the demo's users chat with each other while the terminal and both pages animate.
+struct DemoGateway {
+    /// The demo's users besides `me`: members, with `me`, of its shared chats.
+    static let users = [("ann", "Ann"), ("bob", "Bob")]
+
+    var address: String
+    /// The daemon's arguments: the demo database, a configuration with dev tokens and a fresh
+    /// secret, and `--listen`.
+    var arguments: [String]
+
+    /// The pages to open, one per user.
+    var urls: [String] { (["me"] + Self.users.map(\.0)).map { "http://\(address)/?user=\($0)" } }
+
+    /// Writes the gateway's secret and configuration into the demo's `directory`.
+    ///
+    /// - Throws: `CLIFailure` when the web client's files (`Web/`) cannot be found.
+    init(address: String, database: String, directory: URL) throws {
+        guard let web = Self.webRoot() else {
+            throw CLIFailure(message: "no web client to serve: run from the chatfeed repository (its Web/ directory)")
+        }
+        let secret = directory.appendingPathComponent("token.secret")
+        let bytes = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        try bytes.write(to: secret, atomically: true, encoding: .utf8)
+        let config = directory.appendingPathComponent("chatfeed.json")
+        let settings: [String: Any] = ["devTokens": true, "tokenSecretFile": secret.path, "webRoot": web.path]
+        try JSONSerialization.data(withJSONObject: settings, options: [.sortedKeys]).write(to: config)
+        self.address = address
+        self.arguments = ["--database", database, "--config", config.path, "--log-level", "error", "--listen", address]
+    }
+
+    /// `Web/` in the current directory, else in the repository that built this executable
+    /// (`.build/<configuration>/chatfeed`).
+    static func webRoot() -> URL? {
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        let candidates = [
+            URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("Web"),
+            executable.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("Web"),
+        ]
+        return candidates.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("index.html").path) }
+    }
+}
