@@ -103,6 +103,8 @@ import TestSupport
         #expect(try await RawHTTP.get(port: port, "/dev/token?user=ghost").status == 404)
 
         _ = try await socket.result("feed.subscribe", ["limit": 5])
+        _ = try await socket.result("chat.create", ["chat": "a", "title": "A", "createdAt": 1])
+        _ = try await socket.nextNotification()  // its batch
         _ = try await socket.call("messages.list", ["chat": "nowhere"])
         _ = try await socket.call("no.such.method")
         _ = try await RawHTTP.get(port: port, "/v1/feed", upgrade: true)
@@ -115,6 +117,8 @@ import TestSupport
             #"chatfeed_gateway_errors_total{method="messages.list",code="-32001"} 1"#,
             #"chatfeed_gateway_errors_total{method="unknown",code="-32601"} 1"#,
             #"chatfeed_gateway_upgrades_refused_total{status="401"} 1"#,
+            "chatfeed_group_commit_seconds_count", "chatfeed_group_commit_writes_bucket",
+            "chatfeed_commit_to_send_seconds_count 1", "chatfeed_gateway_batches_sent_total 1",
         ] {
             #expect(metrics.body.contains(line), "\(line) in \(metrics.body)")
         }
