@@ -123,7 +123,7 @@ let package = Package(
         ]),
         .testTarget(name: "ChatfeedGatewayTests", dependencies: [
             "ChatfeedGateway", "ChatfeedEngine", "ChatfeedClient", "ChatfeedConfig", "ChatModel", "ListDiff", "JSONCodec",
-            "WireProtocol", "TestSupport",
+            "WireProtocol", "TestSupport", "chatfeedd",
             "ChatStore",
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             .product(name: "Hummingbird", package: "hummingbird"),

@@ -82,6 +82,12 @@ public final class ChatEngine: Sendable {
         queue.wake()
     }
 
+    /// Told of the engine's work (group commits), for metrics; nil: none.
+    public var observer: (any EngineObserver)? {
+        get { engine.observer.current }
+        set { engine.observer.set(newValue) }
+    }
+
     /// True once the engine thread has ended.
     public var isStopped: Bool { stoppedFlag.isSet }
 

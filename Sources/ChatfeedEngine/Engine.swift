@@ -40,6 +40,8 @@ final class Engine: @unchecked Sendable {
     /// Writes waiting for the group commit, in arrival order.
     private var pendingWrites: [PendingWrite] = []
     private let shutdown: ShutdownRequest
+    /// Told of every group commit (`ChatEngine.observer`).
+    let observer = ObserverSlot()
     private let startedAt = Date()
     /// Transactions committed by group commits, and the writes they held (logged at exit).
     private var groupCommits = 0
@@ -494,8 +496,10 @@ final class Engine: @unchecked Sendable {
         do {
             ownCommits.commitWillBegin()
             defer { ownCommits.commitDidEnd() }
+            let started = ContinuousClock.now
             outcomes = events.isEmpty ? [] : try store.apply(
                 events, lockLimit: .milliseconds(options.groupCommitMaxMilliseconds))
+            observer.current?.groupCommitted(writes: outcomes.count, duration: .now - started)
         } catch {
             noteIfDatabaseLost { throw error }
             logger.error("group commit failed: nothing of it was written", metadata: [

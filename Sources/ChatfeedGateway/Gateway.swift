@@ -51,6 +51,7 @@ public final class Gateway: Service, Sendable {
 
     public func run() async throws {
         let metrics = GatewayMetrics()
+        engine.observer = metrics
         let core = GatewayCore(
             engine: engine, options: options, tokens: await GatewayTokens(secret: options.tokenSecret),
             logger: logger, metrics: metrics)

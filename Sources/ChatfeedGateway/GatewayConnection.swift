@@ -54,7 +54,10 @@ final class GatewayConnection: Sendable {
 
     private enum Finished: Sendable {
         case reader(String)
+        /// The session's lines ended (the engine ended the session).
         case writer
+        /// A write to the socket failed: the client is gone.
+        case writeFailed
         case timeout
         case cut
     }
@@ -91,11 +94,12 @@ final class GatewayConnection: Sendable {
             group.addTask {
                 // The writer: the session's lines, one text frame each, in order.
                 for await line in session.lines {
-                    traffic.sent(line)
+                    let isFeed = traffic.sent(line)
                     do {
                         try await outbound.writeTextMessage(String(decoding: line, as: UTF8.self))
+                        if isFeed { traffic.notificationWritten() }
                     } catch {
-                        return .success(.writer)
+                        return .success(.writeFailed)
                     }
                 }
                 return .success(.writer)
@@ -118,6 +122,8 @@ final class GatewayConnection: Sendable {
                 _ = await group.next()  // the client's close, or the timeout
             case .success(.reader(let why)):
                 outcome = .success(why)
+            case .success(.writeFailed):
+                outcome = .success("the socket failed (the client is gone)")
             case .success(.cut):
                 outcome = .success("cut after the shutdown grace")
             case .success(.timeout):

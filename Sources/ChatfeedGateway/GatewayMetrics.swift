@@ -1,3 +1,4 @@
+import ChatfeedEngine
 import Metrics
 import Prometheus
 import Synchronization
@@ -7,8 +8,11 @@ import Synchronization
 /// count apart), served as Prometheus text at `GET /metrics`.
 ///
 /// What the gateway sees on its connections: connections, requests by method, errors by method
-/// and code, batches and resets sent, subscriptions made and ended (gateway sessions only).
-final class GatewayMetrics: Sendable {
+/// and code, batches and resets sent, subscriptions made and ended (gateway sessions only); and,
+/// as the engine's observer, each group commit's size and time. The commit→send latency of a
+/// batch is the time from the latest group commit to the moment its frame was written to the
+/// socket (a batch that waited for an ack counts its wait).
+final class GatewayMetrics: EngineObserver, Sendable {
     let registry = PrometheusCollectorRegistry()
     private let factory: PrometheusMetricsFactory
     private let connections: Metrics.Gauge
@@ -19,11 +23,26 @@ final class GatewayMetrics: Sendable {
     private let batches: Metrics.Counter
     private let resets: Metrics.Counter
     private let subscriptions: Metrics.Gauge
+    private let commitWrites: Metrics.Recorder
+    private let commitTime: Metrics.Timer
+    private let commitToSend: Metrics.Timer
+    /// The end of the latest group commit, in nanoseconds since `epoch`.
+    private let lastCommit = Atomic<Int64>(-1)
+    private let epoch = ContinuousClock.now
     private let open = Atomic<Int>(0)
     private let subscribed = Atomic<Int>(0)
 
     init() {
-        factory = PrometheusMetricsFactory(registry: registry)
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.valueHistogramBuckets["chatfeed_group_commit_writes"] = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
+        factory.durationHistogramBuckets["chatfeed_commit_to_send_seconds"] = [
+            .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+            .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(5),
+        ]
+        self.factory = factory
+        commitWrites = Metrics.Recorder(label: "chatfeed_group_commit_writes", factory: factory)
+        commitTime = Metrics.Timer(label: "chatfeed_group_commit_seconds", factory: factory)
+        commitToSend = Metrics.Timer(label: "chatfeed_commit_to_send_seconds", factory: factory)
         connections = Metrics.Gauge(label: "chatfeed_gateway_connections", factory: factory)
         connectionsOpened = Metrics.Counter(label: "chatfeed_gateway_connections_opened_total", factory: factory)
         batches = Metrics.Counter(label: "chatfeed_gateway_batches_sent_total", factory: factory)
@@ -53,6 +72,23 @@ final class GatewayMetrics: Sendable {
 
     func error(_ method: String, code: Int) {
         counter(in: errors, label: "chatfeed_gateway_errors_total", ["method": method, "code": "\(code)"]).increment()
+    }
+
+    func groupCommitted(writes: Int, duration: Duration) {
+        commitWrites.record(writes)
+        commitTime.recordNanoseconds(Self.nanoseconds(duration))
+        lastCommit.store(Self.nanoseconds(ContinuousClock.now - epoch), ordering: .relaxed)
+    }
+
+    /// A batch or reset frame was written to its socket.
+    func notificationWritten() {
+        let committed = lastCommit.load(ordering: .relaxed)
+        guard committed >= 0 else { return }
+        commitToSend.recordNanoseconds(max(0, Self.nanoseconds(ContinuousClock.now - epoch) - committed))
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
     }
 
     func batchSent() { batches.increment() }

@@ -42,13 +42,21 @@ final class GatewayTraffic: Sendable {
     private static let response = Array(#"{"jsonrpc":"2.0","id":"#.utf8)
     private static let error = Array(#","error":{"code":"#.utf8)
 
-    /// A line out.
-    func sent(_ line: [UInt8]) {
+    /// A line out; true when it is a batch or a reset (`notificationWritten` follows its write).
+    @discardableResult
+    func sent(_ line: [UInt8]) -> Bool {
         if line.starts(with: Self.notification) {
-            if line.starts(with: Self.batch) { metrics.batchSent() } else if line.starts(with: Self.reset) { metrics.resetSent() }
-            return
+            if line.starts(with: Self.batch) {
+                metrics.batchSent()
+                return true
+            }
+            if line.starts(with: Self.reset) {
+                metrics.resetSent()
+                return true
+            }
+            return false
         }
-        guard line.starts(with: Self.response), let idEnd = Self.endOfID(in: line, from: Self.response.count) else { return }
+        guard line.starts(with: Self.response), let idEnd = Self.endOfID(in: line, from: Self.response.count) else { return false }
         let key = String(decoding: line[Self.response.count..<idEnd], as: UTF8.self)
         let method = pending.withLock { $0.removeValue(forKey: key) } ?? "unknown"
         if line[idEnd...].starts(with: Self.error) {
@@ -68,7 +76,10 @@ final class GatewayTraffic: Sendable {
             subscriptions.subtract(1, ordering: .relaxed)
             metrics.subscriptionsChanged(by: -1)
         }
+        return false
     }
+
+    func notificationWritten() { metrics.notificationWritten() }
 
     /// The index just after the JSON id that starts at `start` (a string, a number or null).
     private static func endOfID(in line: [UInt8], from start: Int) -> Int? {

@@ -9,7 +9,7 @@ import TestSupport
 
 /// `ChatClient` over `WebSocketTransport`, and the gateway's plain HTTP endpoints.
 @Suite(.serialized) struct GatewayClientTests {
-    @Test func aClientMirrorsItsListOverWebSocketAndResumesAfterARestart() async throws {
+    @Test(.timeLimit(.minutes(1))) func aClientMirrorsItsListOverWebSocketAndResumesAfterARestart() async throws {
         let harness = try await GatewayHarness()
         let transport = WebSocketTransport(url: harness.url, token: try await harness.token("me"))
         let client = try await ChatClient(transport: transport)
@@ -103,6 +103,8 @@ import TestSupport
         #expect(try await RawHTTP.get(port: port, "/dev/token?user=ghost").status == 404)
 
         _ = try await socket.result("feed.subscribe", ["limit": 5])
+        _ = try await socket.result("chat.create", ["chat": "a", "title": "A", "createdAt": 1])
+        _ = try await socket.nextNotification()  // its batch
         _ = try await socket.call("messages.list", ["chat": "nowhere"])
         _ = try await socket.call("no.such.method")
         _ = try await RawHTTP.get(port: port, "/v1/feed", upgrade: true)
@@ -115,6 +117,8 @@ import TestSupport
             #"chatfeed_gateway_errors_total{method="messages.list",code="-32001"} 1"#,
             #"chatfeed_gateway_errors_total{method="unknown",code="-32601"} 1"#,
             #"chatfeed_gateway_upgrades_refused_total{status="401"} 1"#,
+            "chatfeed_group_commit_seconds_count", "chatfeed_group_commit_writes_bucket",
+            "chatfeed_commit_to_send_seconds_count 1", "chatfeed_gateway_batches_sent_total 1",
         ] {
             #expect(metrics.body.contains(line), "\(line) in \(metrics.body)")
         }
@@ -124,5 +128,68 @@ import TestSupport
         let plain = try await GatewayHarness()
         #expect(try await RawHTTP.get(port: plain.port, "/dev/token?user=me").status == 404)
         try await plain.stop()
+    }
+}
+
+/// Many WebSocket sessions of several users at once: each one's mirror follows its own user's
+/// list through random writes, and ends equal to `chats.list`.
+@Suite(.serialized) struct GatewayFanOutTests {
+    @Test(.timeLimit(.minutes(1)), arguments: [7, 41]) func everySessionsMirrorEqualsItsUsersList(seed: UInt64) async throws {
+        let users = ["ann", "bob", "cat", "dan"]
+        let harness = try await GatewayHarness(users: users)
+        var random = SeededGenerator(seed: seed)
+        var sessions: [(user: String, client: ChatClient, updates: FeedSubscription.AsyncIterator)] = []
+        // Chats of random members, written by a member of each.
+        var members: [String: [String]] = [:]
+        let writers = try await Dictionary(uniqueKeysWithValues: users.asyncMap { ($0, try await harness.connect($0)) })
+        for index in 0..<24 {
+            let chosen = users.filter { _ in Bool.random(using: &random) }
+            let creator = chosen.first ?? users[index % users.count]
+            let chat = "g\(index)"
+            _ = try await writers[creator]!.result("chat.create", [
+                "chat": .string(chat), "title": .string("G\(index)"), "createdAt": .integer(index),
+                "members": .array(Set(chosen + [creator]).sorted().map { .string($0) }),
+            ])
+            members[chat] = Set(chosen + [creator]).sorted()
+        }
+        for user in users {
+            for _ in 0..<2 {
+                let client = try await ChatClient(transport: WebSocketTransport(url: harness.url, token: try await harness.token(user)))
+                let subscription = try await client.subscribe(SubscriptionOptions(limit: 8, maxInFlight: 2))
+                sessions.append((user, client, subscription.makeAsyncIterator()))
+            }
+        }
+        var mirrors = [[Chat]](repeating: [], count: sessions.count)
+        for index in sessions.indices { mirrors[index] = try #require(try await sessions[index].updates.next()).chats }
+        // Random posts, renames and reads by members.
+        for step in 0..<120 {
+            let chat = "g\(Int.random(in: 0..<24, using: &random))"
+            let author = members[chat]!.randomElement(using: &random)!
+            switch Int.random(in: 0..<10, using: &random) {
+            case 0: _ = try await writers[author]!.result("chat.rename", ["chat": .string(chat), "title": .string("R\(step)")])
+            case 1: _ = try await writers[author]!.result("chat.markRead", ["chat": .string(chat)])
+            default:
+                _ = try await writers[author]!.result("message.post", [
+                    "chat": .string(chat), "id": .string("m\(step)"), "text": "hi", "sentAt": .integer(1000 + step),
+                ])
+            }
+        }
+        for index in sessions.indices {
+            let expected = try await sessions[index].client.listChats(limit: 8).items
+            while mirrors[index] != expected {
+                mirrors[index] = try #require(try await sessions[index].updates.next()).chats
+            }
+            #expect(mirrors[index].allSatisfy { members[$0.id]!.contains(sessions[index].user) })
+        }
+        for session in sessions { await session.client.close() }
+        try await harness.stop()
+    }
+}
+
+extension Sequence {
+    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var results: [T] = []
+        for element in self { results.append(try await transform(element)) }
+        return results
     }
 }
