@@ -6,7 +6,7 @@ import { ChatfeedConnection, ChatList } from "./chatfeed.js";
 
 const $ = (selector) => document.querySelector(selector);
 const params = new URLSearchParams(location.search);
-const LIMIT = Number(params.get("limit") ?? 1000);
+const LIMIT = Math.max(1, Number.parseInt(params.get("limit") ?? "", 10) || 1000);
 const PAGE = 30;
 
 /** The user a token is for: its `sub` (the gateway checks the signature; this only reads it). */
