@@ -348,6 +348,58 @@ class EndToEnd(unittest.TestCase):
         self.assertEqual(bob_state["badge"], "")
         self.assertEqual(errors, [])
 
+    def test_page_actions(self):
+        """A chat's messages paged with the cursor, mark read on open, the composer, and the pin,
+        mute and archive actions, each seen in the list and in chats.list."""
+        for index in range(4):
+            self.gateway.call("chat.create", chat=f"c{index}", title=f"Chat {index}", createdAt=1_763_884_800_000 + index)
+        for step in range(45):
+            self.gateway.call("message.post", chat="c0", id=f"m{step:02d}", sender="ann", text=f"message {step:02d}",
+                              sentAt=1_763_884_900_000 + step)
+        click = "document.querySelector(arguments[0]).click()"
+        texts = "[...document.querySelectorAll('#message-list .text')].map((m) => m.textContent)"
+        with Browser() as browser:
+            browser.get(f"{self.gateway.url}/?user={USER}")
+            state = self.settle(browser)
+            self.assertEqual(state["rows"][0], ["c0", "45"])
+            self.assertEqual(state["badge"], "45")
+
+            browser.run(click, '[data-chat-id="c0"] button')
+            browser.wait_for(f"return {texts}.length === 30", what="the newest page")
+            self.assertEqual(browser.run(f"return {texts}")[-1], "message 44")
+            state = self.settle(browser)
+            self.assertEqual(state["rows"][0], ["c0", ""], "opening a chat marks it read")
+            browser.run(click, "#older")
+            browser.wait_for(f"return {texts}.length === 45", what="the older page")
+            self.assertEqual(browser.run(f"return {texts}")[0], "message 00")
+            self.assertTrue(browser.run("return document.querySelector('#older').hidden"), "no page after the last")
+
+            browser.run(click, '[data-chat-id="c2"] button')
+            browser.wait_for("return document.querySelector('#chat-title').textContent === 'Chat 2'", what="chat 2")
+            browser.run(click, "#pin")
+            browser.wait_for("return document.querySelector('[data-chat-list] > li')?.dataset.chatId === 'c2'"
+                             " && document.querySelector('[data-chat-id=\"c2\"] [aria-label=Pinned]') !== null", what="c2 pinned on top")
+            browser.run(click, "#mute")
+            browser.wait_for("return document.querySelector('[data-chat-id=\"c2\"] [aria-label=Muted]') !== null", what="c2 muted")
+            self.assertEqual([chat["id"] for chat in self.gateway.call("chats.list")["items"]][0], "c2")
+            browser.run(click, "#archive")
+            browser.wait_for("return document.querySelector('[data-chat-id=\"c2\"]') === null", what="c2 to leave the main list")
+            browser.run(click, '[data-tab="archive"]')
+            browser.wait_for("return window.chatfeed.idle && document.querySelector('[data-chat-id=\"c2\"]') !== null", what="c2 in the archive")
+            archived = self.gateway.call("chats.list", list="archive")["items"]
+            self.assertEqual([(chat["id"], chat["muted"]) for chat in archived], [("c2", True)])
+
+            browser.run(click, '[data-tab="main"]')
+            browser.wait_for("return window.chatfeed.idle", what="the main list")
+            browser.run(click, '[data-chat-id="c1"] button')
+            browser.wait_for("return document.querySelector('#chat-title').textContent === 'Chat 1'", what="chat 1")
+            browser.run("const form = document.querySelector('#composer'); form.elements.text.value = 'sent from the page'; form.requestSubmit();")
+            browser.wait_for(f"return {texts}.includes('sent from the page')", what="the message in the open chat")
+            state = self.settle(browser)
+            self.assertEqual(state["rows"][0], ["c1", ""], "the chat with the newest message is on top")
+            errors = [entry for entry in browser.console() if entry["level"] == "SEVERE"]
+        self.assertEqual(errors, [])
+
 
 if __name__ == "__main__":
     unittest.main()
