@@ -324,8 +324,10 @@ export class ChatList extends EventTarget {
     this.emitState();
     const params = { list: this.listName, unreadOnly: this.unreadOnly, maxInFlight: this.maxInFlight };
     if (this.limit !== undefined) params.limit = this.limit;
-    // Resume from the rows shown; after repeated errors, start over from a snapshot instead.
-    if (this.model.rows.length > 0 && this.failures < 2) params.known = this.model.known().slice(0, 10_000);
+    // Resume from the rows shown (the server takes at most 10,000); after repeated errors, or
+    // with more rows than that, start over from a snapshot instead.
+    const rows = this.model.rows.length;
+    if (rows > 0 && rows <= 10_000 && this.failures < 2) params.known = this.model.known();
     let result;
     try {
       result = await this.connection.call("feed.subscribe", params);
