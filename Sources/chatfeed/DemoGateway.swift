@@ -2,8 +2,9 @@ import ChatfeedClient
 import Foundation
 
 /// `chatfeed watch --demo --listen HOST:PORT`: the demo's `chatfeedd` also serves the web client
-/// and its WebSocket feed there, with dev tokens, so that two browser windows signed in as two of
-/// the demo's users chat with each other while the terminal and both pages animate.
+/// and its WebSocket feed there, with dev tokens, and the users `ann` and `bob` share chats with
+/// `me`, so that browser windows signed in as two of them chat with each other while the terminal
+/// and the pages animate. The demo's own traffic goes on as without `--listen`.
 struct DemoGateway {
     /// The demo's users besides `me`: members, with `me`, of its shared chats.
     static let users = [("ann", "Ann"), ("bob", "Bob")]
@@ -15,6 +16,26 @@ struct DemoGateway {
 
     /// The pages to open, one per user.
     var urls: [String] { (["me"] + Self.users.map(\.0)).map { "http://\(address)/?user=\($0)" } }
+
+    /// The daemon for the demo database, serving the gateway too.
+    func transport() throws -> ChildProcessTransport {
+        guard let executable = ChildProcessTransport.locate() else { throw ChatfeedClientError.executableNotFound }
+        return ChildProcessTransport(executable: executable, arguments: arguments)
+    }
+
+    /// Creates the users and their chats with `me` (a user or chat the demo made already is kept),
+    /// then prints the pages to open on stderr.
+    func start(_ client: ChatClient) async {
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        for (id, name) in Self.users { _ = try? await client.createUser(id, name: name) }
+        _ = try? await client.createChat(
+            "web-group", title: "me, " + Self.users.map(\.1).joined(separator: " & "), createdAt: now,
+            members: ["me"] + Self.users.map(\.0))
+        for (id, name) in Self.users {
+            _ = try? await client.createChat("web-\(id)", title: "me & \(name)", createdAt: now, members: ["me", id])
+        }
+        FileHandle.standardError.write(Data("chatfeed: the demo's web client, one window per user: \(urls.joined(separator: " "))\n".utf8))
+    }
 
     /// Writes the gateway's secret and configuration into the demo's `directory`.
     ///

@@ -3,8 +3,6 @@ import ChatfeedClient
 /// One write of the demo, sent through the client's typed calls.
 enum DemoWrite: Sendable {
     case create(chat: String, title: String, createdAt: Int64)
-    case createUser(id: String, name: String)
-    case createShared(chat: String, title: String, createdAt: Int64, members: [String])
     case post(chat: String, id: String, sender: String, text: String, sentAt: Int64)
     case deleteMessage(String)
     case rename(chat: String, title: String)
@@ -15,9 +13,6 @@ enum DemoWrite: Sendable {
     func send(to client: ChatClient) async throws {
         switch self {
         case .create(let chat, let title, let createdAt): try await client.createChat(chat, title: title, createdAt: createdAt)
-        case .createUser(let id, let name): try await client.createUser(id, name: name)
-        case .createShared(let chat, let title, let createdAt, let members):
-            try await client.createChat(chat, title: title, createdAt: createdAt, members: members)
         case .post(let chat, let id, let sender, let text, let sentAt):
             try await client.postMessage(chat: chat, id: id, sender: sender, text: text, sentAt: sentAt)
         case .deleteMessage(let id): try await client.deleteMessage(id)
@@ -59,14 +54,8 @@ struct DemoTraffic {
     private var archived: Set<String> = []
     private var nextMessage = 0
 
-    /// Users besides `me` (id, name) who share chats with `me` (`watch --demo --listen`).
-    private let others: [(String, String)]
-    /// The shared chats' members; their posts come from a member other than `me`.
-    private var members: [String: [String]] = [:]
-
-    init(now: Int64, sharedWith others: [(String, String)] = []) {
+    init(now: Int64) {
         self.now = now
-        self.others = others
     }
 
     /// The demo's starting chats, then a few messages over the last hours, then pins and a mute:
@@ -75,11 +64,6 @@ struct DemoTraffic {
         var creates: [DemoWrite] = []
         for name in Self.names.prefix(14) + Self.groups.prefix(4) {
             creates.append(createChat(title: name, createdAt: now - Int64.random(in: 3_600_000...86_400_000)))
-        }
-        let users = others.map { DemoWrite.createUser(id: $0.0, name: $0.1) }
-        if !others.isEmpty {
-            creates.append(createShared(title: "me, " + others.map(\.1).joined(separator: " & "), members: ["me"] + others.map(\.0)))
-            for (id, name) in others { creates.append(createShared(title: "me & \(name)", members: ["me", id])) }
         }
         var posts: [DemoWrite] = []
         for chat in chats {
@@ -94,7 +78,7 @@ struct DemoTraffic {
             muted.insert(chat)
             flags.append(.mute(chat))
         }
-        return (users.isEmpty ? [] : [users]) + [creates, posts, flags]
+        return [creates, posts, flags]
     }
 
     /// The next few writes, in order.
@@ -136,7 +120,7 @@ struct DemoTraffic {
             let name = Self.names.randomElement()! + " & " + Self.names.randomElement()!
             return [createChat(title: name, createdAt: self.now)]
         default:
-            guard chats.count > 8, members[chat] == nil else { return [post(to: chat, at: self.now)] }
+            guard chats.count > 8 else { return [post(to: chat, at: self.now)] }
             chats.removeAll { $0 == chat }
             sentMessages[chat] = nil
             pinned.remove(chat)
@@ -154,20 +138,10 @@ struct DemoTraffic {
         return .create(chat: id, title: title, createdAt: createdAt)
     }
 
-    private mutating func createShared(title: String, members: [String]) -> DemoWrite {
-        let id = "demo-\(nextChat)"
-        nextChat += 1
-        chats.append(id)
-        titles[id] = title
-        self.members[id] = members
-        return .createShared(chat: id, title: title, createdAt: now - Int64.random(in: 3_600_000...86_400_000), members: members)
-    }
-
     private mutating func post(to chat: String, at sentAt: Int64) -> DemoWrite {
         let id = "msg-\(nextMessage)"
         nextMessage += 1
         sentMessages[chat, default: []].append(id)
-        let sender = members[chat].flatMap { $0.filter { $0 != "me" }.randomElement() } ?? Self.names.randomElement()!
-        return .post(chat: chat, id: id, sender: sender, text: Self.texts.randomElement()!, sentAt: sentAt)
+        return .post(chat: chat, id: id, sender: Self.names.randomElement()!, text: Self.texts.randomElement()!, sentAt: sentAt)
     }
 }

@@ -71,35 +71,26 @@ struct Watch: AsyncParsableCommand {
             try WatchDatabase.check(database)
         }
         defer { if let demoDirectory { try? FileManager.default.removeItem(at: demoDirectory) } }
+        let demoGateway = try demoDirectory.flatMap { directory in
+            try listen.map { try DemoGateway(address: $0, database: database, directory: directory) }
+        }
         let transport: any ChatfeedTransport
-        var demoGateway: DemoGateway?
         do {
-            if let listen, let demoDirectory {
-                demoGateway = try DemoGateway(address: listen, database: database, directory: demoDirectory)
-                guard let executable = ChildProcessTransport.locate() else { throw ChatfeedClientError.executableNotFound }
-                transport = ChildProcessTransport(executable: executable, arguments: demoGateway!.arguments)
-            } else {
-                transport = try gateway.transport() ?? ChildProcessTransport(database: database, config: store.config, logLevel: "error")
-            }
-        } catch let failure as CLIFailure {
-            throw failure
+            transport = try demoGateway?.transport() ?? gateway.transport() ?? ChildProcessTransport(database: database, config: store.config, logLevel: "error")
         } catch {
             throw CLIFailure(message: "\(error)")
         }
         let client: ChatClient
         do { client = try await ChatClient(transport: transport) } catch { throw CLIFailure(message: "\(error)") }
-        if let demoGateway {
-            FileHandle.standardError.write(Data("chatfeed: the demo's web client, one window per user: \(demoGateway.urls.joined(separator: " "))\n".utf8))
-        }
+        await demoGateway?.start(client)
         let terminal = TerminalOutput()
         let window = limit ?? max(100, terminal.isInteractive ? terminal.size().rows : 0)
         let session = await WatchSession(
             client: client, terminal: terminal,
-            model: WatchModel(title: demoGateway.map { "demo · \($0.urls[0]) · \($0.urls[1])" } ?? (demo ? "demo" : database), view: list.rawValue + (unread ? ", unread only" : "")))
+            model: WatchModel(title: demo ? "demo" : database, view: list.rawValue + (unread ? ", unread only" : "")))
         let failure = await session.run(
             options: SubscriptionOptions(list: list, unreadOnly: unread, limit: window, maxInFlight: 1), saved: saved,
-            traffic: demo ? DemoTraffic(now: currentMilliseconds(), sharedWith: demoGateway == nil ? [] : DemoGateway.users) : nil,
-            duration: duration)
+            traffic: demo ? DemoTraffic(now: currentMilliseconds()) : nil, duration: duration)
         await client.close()
         if let failure { throw CLIFailure(message: failure) }
         if let resume, await session.model.isSubscribed || saved != nil {
