@@ -2,12 +2,12 @@ import ChatfeedClient
 import Foundation
 
 /// `chatfeed watch --demo --listen HOST:PORT`: the demo's `chatfeedd` also serves the web client
-/// and its WebSocket feed there, with dev tokens, and the users `ann` and `bob` share chats with
+/// and its WebSocket feed there, with dev tokens, and the users `ann` and `zoe` share chats with
 /// `me`, so that browser windows signed in as two of them chat with each other while the terminal
 /// and the pages animate. The demo's own traffic goes on as without `--listen`.
 struct DemoGateway {
     /// The demo's users besides `me`: members, with `me`, of its shared chats.
-    static let users = [("ann", "Ann"), ("bob", "Bob")]
+    static let users = [("ann", "Ann"), ("zoe", "Zoe")]
 
     var address: String
     /// The daemon's arguments: the demo database, a configuration with dev tokens and a fresh

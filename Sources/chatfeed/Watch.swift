@@ -32,7 +32,7 @@ struct Watch: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Resume from the rows saved in this file, and save the rows shown to it when the watch stops.", valueName: "file"))
     var resume: String?
     @Option(help: ArgumentHelp(
-        "With --demo: also serve the web client and the WebSocket gateway here, with dev tokens and the users me, ann and bob, and print the pages to open.",
+        "With --demo: also serve the web client and the WebSocket gateway here, with dev tokens and the users me, ann and zoe, and print the pages to open.",
         valueName: "host:port"))
     var listen: String?
     @OptionGroup var store: StoreSelection

@@ -31,7 +31,7 @@ class Demo(unittest.TestCase):
                     time.sleep(0.2)
                     stderr.seek(0)
                     urls = re.findall(r"http://\S+\?user=\w+", stderr.read())
-                self.assertEqual(urls, [f"http://127.0.0.1:{port}/?user={user}" for user in ["me", "ann", "bob"]])
+                self.assertEqual(urls, [f"http://127.0.0.1:{port}/?user={user}" for user in ["me", "ann", "zoe"]])
                 with Browser() as browser:
                     browser.get(urls[1])
                     browser.wait_for("return window.chatfeed?.idle", timeout=30, what="ann's page")
