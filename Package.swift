@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "ChatfeedEngine", targets: ["ChatfeedEngine"]),
         .library(name: "ChatfeedClient", targets: ["ChatfeedClient"]),
         .library(name: "ChatfeedUIKit", targets: ["ChatfeedUIKit"]),
+        .library(name: "ChatfeedGateway", targets: ["ChatfeedGateway"]),
         .executable(name: "chatfeedd", targets: ["chatfeedd"]),
         .executable(name: "chatfeed", targets: ["chatfeed"]),
     ],
@@ -23,6 +24,15 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // Pure: the batch type, the diff with upward-preferred moves, the UIKit batch model.
@@ -52,26 +62,46 @@ let package = Package(
         ),
         // The configuration file: reading, validating, and its mapping to the engine's options.
         .target(name: "ChatfeedConfig", dependencies: [
-            "JSONCodec", "ChatStore", "ChangeFeed", "ChatfeedEngine",
+            "JSONCodec", "ChatStore", "ChangeFeed", "ChatfeedEngine", "ChatfeedGateway",
             .product(name: "Logging", package: "swift-log"),
+        ]),
+        // The WebSocket gateway (`chatfeedd --listen`): HTTP, token checks, one engine session per
+        // connection as its token's user, health, metrics and the web client's files.
+        .target(name: "ChatfeedGateway", dependencies: [
+            "ChatfeedEngine", "JSONCodec", "WireProtocol",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            .product(name: "WSCore", package: "swift-websocket"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOWebSocket", package: "swift-nio"),
+            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+            .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "JWTKit", package: "jwt-kit"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // The client half for apps: typed calls, the feed as validated updates, transports.
         .target(name: "ChatfeedClient", dependencies: [
             "ChatModel", "ListDiff", "JSONCodec", "WireProtocol", "ChatfeedEngine",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket", condition: .when(platforms: [.linux])),
         ]),
         // Applies a feed subscription to a table or collection view (UIKit conformances where UIKit exists).
         .target(name: "ChatfeedUIKit", dependencies: ["ChatfeedClient", "ChatModel", "ListDiff"]),
         // The daemon's shell: stdin/stdout as one engine session, signals, the service.
         .executableTarget(name: "chatfeedd", dependencies: [
-            "ChatfeedEngine", "ChatfeedConfig", "ChatModel", "ChatStore", "WireProtocol",
+            "ChatfeedEngine", "ChatfeedConfig", "ChatfeedGateway", "ChatModel", "ChatStore", "WireProtocol",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(name: "chatfeed", dependencies: [
             "ListDiff", "ChatModel", "ChatStore", "SQLite", "JSONCodec", "WireProtocol", "ChatfeedConfig", "ChatfeedEngine",
-            "ChatfeedClient",
+            "ChatfeedClient", "ChatfeedGateway",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -90,6 +120,18 @@ let package = Package(
         ]),
         .testTarget(name: "ChatfeedEngineTests", dependencies: [
             "ChatfeedEngine", "ChatfeedConfig", "ChatStore", "ChatModel", "JSONCodec", "ListDiff", "WireProtocol", "TestSupport",
+        ]),
+        .testTarget(name: "ChatfeedGatewayTests", dependencies: [
+            "ChatfeedGateway", "ChatfeedEngine", "ChatfeedClient", "ChatfeedConfig", "ChatModel", "ListDiff", "JSONCodec",
+            "WireProtocol", "TestSupport", "chatfeedd",
+            "ChatStore",
+            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "JWTKit", package: "jwt-kit"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOWebSocket", package: "swift-nio"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "ChatfeedServerTests", dependencies: [
             "ChatfeedConfig", "ChatStore", "ChatModel", "ListDiff", "JSONCodec", "WireProtocol", "TestSupport",

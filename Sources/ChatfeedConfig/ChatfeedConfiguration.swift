@@ -1,6 +1,7 @@
 import ChangeFeed
 import ChatStore
 import ChatfeedEngine
+import ChatfeedGateway
 
 /// Every setting of `chatfeedd` and `chatfeed`, with its default (README, Configuration).
 ///
@@ -44,6 +45,11 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
     public var sessionOutputLimitBytes = engine.sessionOutputLimitBytes
     public var defaultUser = engine.defaultUser
     public var idleUserIndexSeconds = engine.idleUserIndexSeconds
+    public var tokenSecretFile = GatewayOptions.defaultTokenSecretFile
+    public var pingIntervalSeconds = GatewayOptions.defaultPingIntervalSeconds
+    public var maxConnections = GatewayOptions.defaultMaxConnections
+    public var devTokens = GatewayOptions.defaultDevTokens
+    public var webRoot = GatewayOptions.defaultWebRoot
 
     /// The built-in defaults (equal to `Config/chatfeed.json`).
     public init() {}
@@ -87,11 +93,21 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
         .integer("checkpointIntervalMilliseconds", \.checkpointIntervalMilliseconds, 1...60_000,
                  "how long after a commit the daemon copies the write-ahead log into the database file (on a thread of its own, with every commit made meanwhile); longer copies a page that many commits changed once and lets the `-wal` file grow larger meanwhile"),
         .integer("sessionOutputLimitBytes", \.sessionOutputLimitBytes, 1024...Int(Int32.max),
-                 "the most output an in-process session may leave unread; beyond it the engine holds that session's requests until it reads on (other sessions go on)"),
+                 "the most output an in-process or WebSocket session may leave unsent; beyond it the engine holds that session's requests until it reads on (other sessions go on)"),
         .string("defaultUser", \.defaultUser,
                 "the user a trusted session's request acts as when it names none (the `user` param); a single-account database has one user, `me`"),
         .integer("idleUserIndexSeconds", \.idleUserIndexSeconds, 0...86_400,
                  "how long the daemon keeps a user's live chat lists after their last subscription ended (0: dropped at once); a user with none costs no memory, and their `chats.list` reads the database"),
+        .string("tokenSecretFile", \.tokenSecretFile,
+                "the gateway's (`chatfeedd --listen`) HS256 token secret, in a file (surrounding whitespace trimmed); a gateway without a readable one refuses to start"),
+        .integer("pingIntervalSeconds", \.pingIntervalSeconds, 1...3600,
+                 "the gateway pings every WebSocket this often; one whose pong has not come by the next ping is closed (1001)"),
+        .integer("maxConnections", \.maxConnections, 1...1_000_000,
+                 "the most WebSocket connections the gateway holds; one more is HTTP 503"),
+        .boolean("devTokens", \.devTokens,
+                 "the gateway serves `GET /dev/token?user=U` (a token for any user: development machines only)"),
+        .string("webRoot", \.webRoot,
+                "the directory the gateway serves at `/` (the web client), relative to the current directory; missing: 404s"),
     ]
 
     /// The key of `name`, if any.

@@ -1,3 +1,4 @@
+import ChatModel
 import ChatStore
 import Foundation
 import Logging
@@ -63,11 +64,28 @@ public final class ChatEngine: Sendable {
         return InProcessSession(session: session, output: output, ended: ended)
     }
 
+    /// The user `id` as the store has it now (after every write received before), nil when there is
+    /// none: a gateway checks a token's subject with it before it opens the session. Suspends
+    /// (it never blocks its thread) while the engine works through the input before it.
+    /// - Throws: `EngineStoppedError` once the engine has stopped; a store error when it cannot read.
+    public func user(_ id: String) async throws -> User? {
+        try await withCheckedThrowingContinuation { (answer: CheckedContinuation<User?, any Error>) in
+            let pushed = queue.push(.call { engine in answer.resume(with: Result { try engine.user(id: id) }) })
+            if !pushed { answer.resume(throwing: EngineStoppedError()) }
+        }
+    }
+
     /// Ends every session and stops: the input already received is handled, pending writes
     /// commit, answers flush, the database closes. Returns at once; see `waitUntilStopped()`.
     public func stop() {
         shutdown.request()
         queue.wake()
+    }
+
+    /// Told of the engine's work (group commits), for metrics; nil: none.
+    public var observer: (any EngineObserver)? {
+        get { engine.observer.current }
+        set { engine.observer.set(newValue) }
     }
 
     /// True once the engine thread has ended.
@@ -108,6 +126,15 @@ public final class EngineSession: Sendable {
         queue.push(.bytes(session: id, bytes))
     }
 
+    /// `send(_:)` for a task or an event loop: while this session's queued input is full (256 KiB)
+    /// or held, it suspends the calling task instead of blocking its thread, so that a gateway
+    /// that awaits it stops reading the session's socket (TCP backpressure on the client) and no
+    /// other session waits. Returns false once the session has ended or the engine has stopped.
+    @discardableResult
+    public func sendSuspending(_ bytes: [UInt8]) async -> Bool {
+        await queue.pushSuspending(session: id, bytes)
+    }
+
     /// Ends the session's input: the engine answers what it has, ends the session's
     /// subscriptions and finishes its output.
     public func close() {
@@ -135,6 +162,10 @@ public final class InProcessSession: Sendable {
     /// See `EngineSession.send(_:)`.
     @discardableResult
     public func send(_ bytes: [UInt8]) -> Bool { session.send(bytes) }
+
+    /// See `EngineSession.sendSuspending(_:)`.
+    @discardableResult
+    public func sendSuspending(_ bytes: [UInt8]) async -> Bool { await session.sendSuspending(bytes) }
 
     /// Ends the session: what was sent is answered, then `lines` finishes.
     public func close() { session.close() }

@@ -71,6 +71,7 @@ extension Engine {
             throw RPCError(ChatError.forbidden(
                 right: method, reason: "\(method) is for trusted sessions only (the backend's own services)"))
         }
+        try checkRights(command, of: user)  // Engine+Rights.swift
     }
 
     /// Forgets a user removed by a committed write.

@@ -40,6 +40,8 @@ final class Engine: @unchecked Sendable {
     /// Writes waiting for the group commit, in arrival order.
     private var pendingWrites: [PendingWrite] = []
     private let shutdown: ShutdownRequest
+    /// Told of every group commit (`ChatEngine.observer`).
+    let observer = ObserverSlot()
     private let startedAt = Date()
     /// Transactions committed by group commits, and the writes they held (logged at exit).
     private var groupCommits = 0
@@ -173,9 +175,17 @@ final class Engine: @unchecked Sendable {
                 if session.heldEvents.isEmpty { end(session) } else { session.inputEnded = true }
             case .databaseChanged:
                 watcherWakes += 1  // lookForOtherWriters() checks every round
+            case .call(let body):
+                commitPendingWrites()  // it sees every write before it
+                body(self)
             }
         }
         commitPendingWrites()
+    }
+
+    /// The user `id`, nil when there is none (a look for `ChatEngine.user(_:)`).
+    func user(id: String) throws -> User? {
+        try store.user(id: id)
     }
 
     // MARK: Sessions
@@ -307,7 +317,8 @@ final class Engine: @unchecked Sendable {
             user = try actingUser(of: request, in: session)
             // A user session's post names its sender or is its user's (a trusted one names it).
             command = try WireCommand(
-                request, now: currentMilliseconds(), user: user, defaultSender: session.identity.boundUser)
+                request, now: currentMilliseconds(), user: user, defaultSender: session.identity.boundUser
+            ).granted(to: session.identity)
             try authorize(command, as: user, identity: session.identity)
         } catch {
             if WireMethod(rawValue: request.method)?.isWrite == true {
@@ -485,8 +496,10 @@ final class Engine: @unchecked Sendable {
         do {
             ownCommits.commitWillBegin()
             defer { ownCommits.commitDidEnd() }
+            let started = ContinuousClock.now
             outcomes = events.isEmpty ? [] : try store.apply(
                 events, lockLimit: .milliseconds(options.groupCommitMaxMilliseconds))
+            observer.current?.groupCommitted(writes: outcomes.count, duration: .now - started)
         } catch {
             noteIfDatabaseLost { throw error }
             logger.error("group commit failed: nothing of it was written", metadata: [

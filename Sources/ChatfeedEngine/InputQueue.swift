@@ -10,6 +10,8 @@ enum Input {
     case endOfInput(session: Int)
     /// Another process may have committed (the database's files were written).
     case databaseChanged
+    /// Work for the engine thread between requests (a look at the store for a gateway).
+    case call(@Sendable (Engine) -> Void)
 }
 
 /// A bounded queue from the sessions' threads to the engine thread, per session: a session's
@@ -30,6 +32,9 @@ final class InputQueue: @unchecked Sendable {
     private var wakePending = false
     private var stopped = false
     private let capacityBytes: Int
+    /// Suspended senders (`pushSuspending`), by session, resumed when their queue has room again,
+    /// their session ends or the engine stops.
+    private var roomWaiters: [Int: [CheckedContinuation<Void, Never>]] = [:]
 
     init(capacityBytes: Int = 256 << 10) {
         self.capacityBytes = capacityBytes
@@ -54,6 +59,8 @@ final class InputQueue: @unchecked Sendable {
             if stopped { return false }
             if databaseChangePending { return true }
             databaseChangePending = true
+        case .call:
+            if stopped { return false }
         case .opened(let record):
             if stopped { return false }
             open.insert(record.id)
@@ -61,6 +68,45 @@ final class InputQueue: @unchecked Sendable {
         items.append(input)
         condition.broadcast()
         return true
+    }
+
+    /// Adds a session's bytes like `push`, but suspends the calling task instead of blocking its
+    /// thread while the session's queue is full (or held), so that an event loop or a task of the
+    /// cooperative pool can feed a session. Returns false once the engine has stopped or the
+    /// session has ended.
+    func pushSuspending(session: Int, _ bytes: [UInt8]) async -> Bool {
+        while true {
+            let outcome: Bool? = {
+                condition.lock()
+                defer { condition.unlock() }
+                if stopped || !open.contains(session) { return false }
+                if queuedBytes[session, default: 0] > capacityBytes { return nil }
+                queuedBytes[session, default: 0] += bytes.count
+                items.append(.bytes(session: session, bytes))
+                condition.broadcast()
+                return true
+            }()
+            if let outcome { return outcome }
+            await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+                condition.lock()
+                defer { condition.unlock() }
+                if stopped || !open.contains(session) || queuedBytes[session, default: 0] <= capacityBytes {
+                    waiter.resume()
+                } else {
+                    roomWaiters[session, default: []].append(waiter)
+                }
+            }
+        }
+    }
+
+    /// Resumes the suspended senders of sessions whose queue has room, or that ended (lock held).
+    private func resumeRoomWaiters() {
+        guard !roomWaiters.isEmpty else { return }
+        for (session, waiters) in roomWaiters
+        where stopped || !open.contains(session) || queuedBytes[session, default: 0] <= capacityBytes {
+            roomWaiters[session] = nil
+            for waiter in waiters { waiter.resume() }
+        }
     }
 
     /// Everything queued for sessions that are not held, in arrival order, waiting up to
@@ -85,13 +131,14 @@ final class InputQueue: @unchecked Sendable {
         items = kept
         databaseChangePending = false
         condition.broadcast()
+        resumeRoomWaiters()
         return taken
     }
 
     private func isTakeable(_ input: Input) -> Bool {
         switch input {
         case .bytes(let session, _), .endOfInput(let session): !held.contains(session)
-        case .opened, .databaseChanged: true
+        case .opened, .databaseChanged, .call: true
         }
     }
 
@@ -121,6 +168,7 @@ final class InputQueue: @unchecked Sendable {
             items.append(.endOfInput(session: session))
         }
         condition.broadcast()
+        resumeRoomWaiters()
         condition.unlock()
     }
 
@@ -153,6 +201,7 @@ final class InputQueue: @unchecked Sendable {
         condition.lock()
         stopped = true
         condition.broadcast()
+        resumeRoomWaiters()
         condition.unlock()
     }
 }

@@ -14,7 +14,7 @@ struct Chatfeed: AsyncParsableCommand {
         version: ChatfeedVersion.current,
         subcommands: [
             Init.self, UserCommand.self, ChatCommand.self, Send.self, Edit.self, Delete.self, Chats.self, Messages.self, Locate.self, Stats.self,
-            Diff.self, Watch.self,
+            Diff.self, Watch.self, Token.self,
         ])
 
     /// Usage errors keep argument-parser's conventions (`Error: …`, the usage and a pointer to

@@ -35,12 +35,22 @@ struct Watch: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Resume from the rows saved in this file, and save the rows shown to it when the watch stops.", valueName: "file"))
     var resume: String?
     @OptionGroup var acting: ActingUserOption
+    @Option(help: ArgumentHelp(
+        "With --demo: also serve the web client and the WebSocket gateway here, with dev tokens and the users me, ann and zoe, and print the pages to open.",
+        valueName: "host:port"))
+    var listen: String?
     @OptionGroup var store: StoreSelection
+    @OptionGroup var gateway: WatchGateway
 
     func validate() throws {
+        try gateway.validate(demo: demo)
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
         if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
         if demo && store.database != nil { throw ValidationError("--demo makes its own database: leave out --database") }
+        if listen != nil && !demo {
+            throw ValidationError("--listen serves the demo: use it with --demo (chatfeedd --listen serves a database of your own)")
+        }
+        if listen != nil && store.config != nil { throw ValidationError("--listen makes the demo's own configuration: leave out --config") }
         if demo && resume != nil {
             throw ValidationError("--resume needs a database that outlives the watch: use --database instead of --demo")
         }
@@ -58,14 +68,19 @@ struct Watch: AsyncParsableCommand {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             demoDirectory = directory
             database = directory.appendingPathComponent("demo.sqlite").path
+        } else if let url = gateway.url {
+            database = url
         } else {
             database = try store.resolve().path
             try WatchDatabase.check(database)
         }
         defer { if let demoDirectory { try? FileManager.default.removeItem(at: demoDirectory) } }
-        let transport: ChildProcessTransport
+        let demoGateway = try demoDirectory.flatMap { directory in
+            try listen.map { try DemoGateway(address: $0, database: database, directory: directory) }
+        }
+        let transport: any ChatfeedTransport
         do {
-            transport = try ChildProcessTransport(database: database, config: store.config, logLevel: "error")
+            transport = try demoGateway?.transport() ?? gateway.transport() ?? ChildProcessTransport(database: database, config: store.config, logLevel: "error")
         } catch {
             throw CLIFailure(message: "\(error)")
         }
@@ -75,6 +90,7 @@ struct Watch: AsyncParsableCommand {
         let traffic = try demo ? DemoWriter.seeded(
             DemoTraffic(viewer: acting.resolve(store), now: currentMilliseconds()), database: database,
             options: store.resolve().options) : nil
+        await demoGateway?.start(client)
         let terminal = TerminalOutput()
         let window = limit ?? max(100, terminal.isInteractive ? terminal.size().rows : 0)
         let session = await WatchSession(

@@ -17,15 +17,23 @@ final class ChatfeedDaemon: Service, Sendable {
     private let output: Int32
     /// The running engine, once loaded; `stopRequested` when a shutdown came first.
     private let state = DaemonState()
+    /// Gets the engine once it is loaded (the gateway); nil when the daemon serves stdin alone.
+    private let handoff: EngineHandoff?
 
     /// A daemon over the database of `options`. The database is opened (created when missing)
     /// and loaded when the service runs, so that a SIGINT or SIGTERM during a long load already
     /// ends it gracefully; a database that cannot be opened makes `run()` throw.
-    init(options: EngineOptions, logger: Logger, input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO) {
+    /// With a `handoff` (`--listen`), the engine goes to it once loaded, and the end of stdin
+    /// does not stop the daemon: only a shutdown does.
+    init(
+        options: EngineOptions, logger: Logger, input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO,
+        handoff: EngineHandoff? = nil
+    ) {
         self.options = options
         self.logger = logger
         self.input = input
         self.output = output
+        self.handoff = handoff
     }
 
     func run() async throws {
@@ -37,6 +45,7 @@ final class ChatfeedDaemon: Service, Sendable {
                         do {
                             engine = try ChatEngine(options: options, logger: logger)
                         } catch {
+                            self.handoff?.finish()
                             finished.resume(throwing: EngineStartError(database: options.databasePath, underlying: error))
                             return
                         }
@@ -46,11 +55,18 @@ final class ChatfeedDaemon: Service, Sendable {
                         // Written on its own thread: a stalled stdout holds this session only.
                         let output = ThreadedOutput(writer, limitBytes: options.sessionOutputLimitBytes)
                         let logger = self.logger
-                        // The daemon lives as long as its stdin/stdout session.
+                        // The daemon lives as long as its stdin/stdout session, or, listening,
+                        // until a shutdown.
+                        let listening = self.handoff != nil
                         let session = engine.openSession(output: output, onEnd: {
-                            logger.info("end of input or stdout closed: shutting down")
-                            engine.stop()
+                            if listening {
+                                logger.info("end of input or stdout closed: the gateway goes on")
+                            } else {
+                                logger.info("end of input or stdout closed: shutting down")
+                                engine.stop()
+                            }
                         })
+                        self.handoff?.set(engine)
                         let stopFirst = state.value.withLock { state in
                             state.engine = engine
                             return state.stopRequested != nil
@@ -59,6 +75,7 @@ final class ChatfeedDaemon: Service, Sendable {
                         InputReader.start(fileDescriptor: self.input, into: session)
                         engine.waitUntilStopped()
                         output.waitUntilWritten()
+                        self.handoff?.finish()
                         if let lost = engine.lostDatabase { finished.resume(throwing: lost) } else { finished.resume() }
                     }
                     thread.name = "chatfeedd.main"

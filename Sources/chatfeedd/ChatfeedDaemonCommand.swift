@@ -1,6 +1,7 @@
 import ArgumentParser
 import ChatfeedConfig
 import ChatfeedEngine
+import ChatfeedGateway
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -25,16 +26,23 @@ struct ChatfeedDaemonCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel: String?
 
+    @Option(help: ArgumentHelp(
+        "Also serve WebSocket sessions (one user each, by token) and HTTP on this address: the gateway. End of stdin then does not stop the daemon; SIGTERM and SIGINT do.",
+        valueName: "host:port"))
+    var listen: String?
+
     @Flag(name: .customLong("read-only"), help: "Open the database read-only: queries and the feed work, writes are refused (−32006).")
     var readOnly = false
 
     func run() async throws {
         let configuration: ChatfeedConfiguration
+        var gatewayOptions: GatewayOptions?
         do {
             var loaded = try ChatfeedConfiguration.load(file: config)
             if let database { loaded.database = database }
             if let logLevel { try loaded.set("logLevel", text: logLevel) }
             configuration = loaded
+            if let listen { gatewayOptions = try loaded.gatewayOptions(listen: listen) }
         } catch {
             fail("\(error)")
         }
@@ -48,9 +56,17 @@ struct ChatfeedDaemonCommand: AsyncParsableCommand {
         let logger = Logger(label: "chatfeedd")
         var options = configuration.engineOptions
         options.store.readOnly = readOnly
-        let daemon = ChatfeedDaemon(options: options, logger: logger)
+        let handoff = gatewayOptions.map { _ in EngineHandoff() }
+        let daemon = ChatfeedDaemon(options: options, logger: logger, handoff: handoff)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup),
+        ]
+        if let gatewayOptions, let handoff {
+            let gateway = GatewayLauncher(handoff: handoff, options: gatewayOptions, logger: Logger(label: "chatfeed.gateway"))
+            services.append(.init(service: gateway, successTerminationBehavior: .gracefullyShutdownGroup))
+        }
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [.init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup)],
+            services: services,
             gracefulShutdownSignals: [.sigterm, .sigint, .sighup],
             logger: logger))
         do {
@@ -63,7 +79,7 @@ struct ChatfeedDaemonCommand: AsyncParsableCommand {
 
     /// The daemon's own error inside the service group's wrapping.
     private static func rootCause(of error: any Error) -> any Error {
-        if error is EngineStartError { return error }
+        if error is EngineStartError || error is GatewayError { return error }
         let mirror = Mirror(reflecting: error)
         for child in mirror.children {
             if let inner = child.value as? any Error { return rootCause(of: inner) }

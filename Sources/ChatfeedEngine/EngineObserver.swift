@@ -1,0 +1,15 @@
+import Synchronization
+
+/// Watches the engine's work for metrics (a gateway's `/metrics`), without the engine knowing
+/// any metrics library. Called on the engine thread: return at once.
+public protocol EngineObserver: AnyObject, Sendable {
+    /// A group commit ended: `writes` events applied in one transaction that took `duration`.
+    func groupCommitted(writes: Int, duration: Duration)
+}
+
+/// The engine's observer, set from any thread, read on the engine thread.
+final class ObserverSlot: Sendable {
+    private let observer = Mutex<(any EngineObserver)?>(nil)
+    var current: (any EngineObserver)? { observer.withLock { $0 } }
+    func set(_ new: (any EngineObserver)?) { observer.withLock { $0 = new } }
+}

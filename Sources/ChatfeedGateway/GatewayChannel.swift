@@ -1,0 +1,130 @@
+import HTTPTypes
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
+import NIOWebSocket
+import Synchronization
+@_spi(WSInternal) import WSCore
+
+/// A connection's HTTP/1 channel with the gateway's WebSocket upgrade (`GET /v1/feed`). It is
+/// hummingbird-websocket's upgrade channel with one difference: a refused upgrade gets its own
+/// status and one-line plain-text reason (401, 503, 404), where the library answers every refusal
+/// with an empty 400.
+struct GatewayChannel: ServerChildChannel, HTTPChannelHandler {
+    enum UpgradeResult: Sendable {
+        case webSocket(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, Admission, Logger)
+        case notUpgraded(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
+        case refused(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>, GatewayRefusal)
+    }
+
+    struct Value: ServerChildChannelValue {
+        let upgradeResult: EventLoopFuture<UpgradeResult>
+        let channel: any Channel
+    }
+
+    let responder: HTTPChannelHandler.Responder
+    let core: GatewayCore
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        channel.eventLoop.makeCompletedFuture {
+            // What the upgrade decided, for the handlers that build the result.
+            let decision = Mutex<Result<Admission, GatewayRefusal>?>(nil)
+            let core = self.core
+            let upgrader = NIOTypedWebSocketServerUpgrader<UpgradeResult>(
+                maxFrameSize: core.maxFrameBytes,
+                shouldUpgrade: { channel, head in
+                    let promise = channel.eventLoop.makePromise(of: HTTPHeaders?.self)
+                    promise.completeWithTask {
+                        let address = channel.remoteAddress.map { "\($0)" } ?? "?"
+                        let result = await core.admit(uri: head.uri, headers: head.headers, address: address)
+                        decision.withLock { $0 = result }
+                        if case .success = result { return HTTPHeaders() }
+                        return nil
+                    }
+                    return promise.futureResult
+                },
+                upgradePipelineHandler: { channel, _ in
+                    channel.eventLoop.makeCompletedFuture {
+                        let webSocket = try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(
+                            wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
+                        guard case .success(let admission) = decision.withLock({ $0 }) else {
+                            preconditionFailure("an upgrade without an admission")
+                        }
+                        return UpgradeResult.webSocket(webSocket, admission, logger)
+                    }
+                }
+            )
+            let configuration = NIOTypedHTTPServerUpgradeConfiguration(
+                upgraders: [upgrader],
+                notUpgradingCompletionHandler: { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+                        try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(idleTimeout: nil, logger: logger))
+                        let http = try NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>(
+                            wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
+                        if case .failure(let refusal) = decision.withLock({ $0 }) {
+                            return UpgradeResult.refused(http, refusal)
+                        }
+                        return UpgradeResult.notUpgraded(http)
+                    }
+                }
+            )
+            var pipeline = NIOUpgradableHTTPServerPipelineConfiguration<UpgradeResult>(upgradeConfiguration: configuration)
+            pipeline.enablePipelining = false
+            pipeline.enableErrorHandling = false
+            pipeline.enableResponseHeaderValidation = false
+            let result = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: pipeline)
+            return Value(upgradeResult: result, channel: channel)
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        do {
+            switch try await value.upgradeResult.get() {
+            case .notUpgraded(let http):
+                await handleHTTP(asyncChannel: http, logger: logger)
+            case .refused(let http, let refusal):
+                await Self.write(refusal, to: http)
+            case .webSocket(let webSocket, let admission, let logger):
+                let core = self.core
+                _ = try? await WebSocketHandler.handle(
+                    type: .server,
+                    configuration: .init(
+                        extensions: [], autoPing: .enabled(timePeriod: .seconds(core.options.pingIntervalSeconds)),
+                        closeTimeout: .seconds(5), validateUTF8: true, maxFrameSize: core.maxFrameBytes),
+                    asyncChannel: webSocket,
+                    context: GatewayWebSocketContext(logger: logger),
+                    handler: { inbound, outbound, _ in
+                        try await core.serve(admission, inbound: inbound, outbound: outbound)
+                    })
+            }
+        } catch {
+            logger.debug("connection ended before its upgrade was decided", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// The refusal as an HTTP response: its status and one line of plain text, then the
+    /// connection closes.
+    private static func write(_ refusal: GatewayRefusal, to http: NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>) async {
+        try? await http.executeThenClose { _, outbound in
+            let body = ByteBuffer(string: refusal.reason + "\n")
+            let head = HTTPResponse(status: refusal.status, headerFields: [
+                .connection: "close", .contentType: "text/plain; charset=utf-8", .contentLength: "\(body.readableBytes)",
+            ])
+            try await outbound.write(contentsOf: [.head(head), .body(body), .end(nil)])
+        }
+    }
+}
+
+struct GatewayWebSocketContext: WebSocketContext {
+    let logger: Logger
+}
+
+/// An upgrade the gateway refused: the HTTP status and the one-line reason.
+struct GatewayRefusal: Error, Sendable {
+    var status: HTTPResponse.Status
+    var reason: String
+}

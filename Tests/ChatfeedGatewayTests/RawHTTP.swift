@@ -1,0 +1,66 @@
+import Foundation
+
+/// One HTTP/1.1 request over a plain socket, read to the end of the response (or 3 seconds): what
+/// a refused upgrade answers, byte for byte.
+enum RawHTTP {
+    struct Response {
+        var status: Int
+        var headers: [String: String]
+        var body: String
+    }
+
+    /// `GET target`, as a WebSocket upgrade when `upgrade` is true.
+    static func get(port: Int, _ target: String, headers: [String: String] = [:], upgrade: Bool = false) async throws -> Response {
+        var request = "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+        if upgrade {
+            request += "Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        } else {
+            request += "Connection: close\r\n"
+        }
+        for (name, value) in headers { request += "\(name): \(value)\r\n" }
+        request += "\r\n"
+        let bytes = try await exchange(port: port, Array(request.utf8))
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let end = text.range(of: "\r\n\r\n") else { throw Malformed(text: text) }
+        let lines = text[..<end.lowerBound].split(separator: "\r\n")
+        guard let statusLine = lines.first, statusLine.split(separator: " ").count >= 2,
+              let status = Int(statusLine.split(separator: " ")[1]) else { throw Malformed(text: text) }
+        var fields: [String: String] = [:]
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return Response(status: status, headers: fields, body: String(text[end.upperBound...]))
+    }
+
+    struct Malformed: Error { var text: String }
+    struct CannotConnect: Error {}
+
+    private static func exchange(port: Int, _ request: [UInt8]) async throws -> [UInt8] {
+        try await withCheckedThrowingContinuation { (done: CheckedContinuation<[UInt8], any Error>) in
+            Thread {
+                let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                defer { close(socket) }
+                var address = sockaddr_in()
+                address.sin_family = sa_family_t(AF_INET)
+                address.sin_port = in_port_t(UInt16(port).bigEndian)
+                address.sin_addr.s_addr = inet_addr("127.0.0.1")
+                let connected = withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                }
+                guard connected == 0 else { return done.resume(throwing: CannotConnect()) }
+                var timeout = timeval(tv_sec: 3, tv_usec: 0)
+                setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                _ = request.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, 0) }
+                var response: [UInt8] = []
+                var buffer = [UInt8](repeating: 0, count: 65536)
+                while true {
+                    let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+                    if count <= 0 { break }
+                    response += buffer[0..<count]
+                }
+                done.resume(returning: response)
+            }.start()
+        }
+    }
+}
