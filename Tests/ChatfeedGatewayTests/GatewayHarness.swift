@@ -45,12 +45,17 @@ final class GatewayHarness: @unchecked Sendable {
         var logger = Logger(label: "gateway.test")
         logger.logLevel = .warning
         self.logger = logger
-        gateway = Gateway(engine: engine, options: options, logger: logger)
-        group = ServiceGroup(configuration: .init(services: [gateway], logger: logger))
-        let group = self.group
-        running = Task { try await group.run() }
-        port = await gateway.boundPort()
+        (gateway, group, running, port) = await Self.start(engine: engine, options: options, logger: logger)
         tokens = await GatewayTokens(secret: Self.secret)
+    }
+
+    private static func start(engine: ChatEngine, options: GatewayOptions, logger: Logger) async
+        -> (Gateway, ServiceGroup, Task<Void, any Error>, Int)
+    {
+        let gateway = Gateway(engine: engine, options: options, logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [gateway], logger: logger))
+        let running = Task { try await group.run() }
+        return (gateway, group, running, await gateway.boundPort())
     }
 
     /// Shuts the gateway down gracefully (1012 to every WebSocket) and starts another on the same
@@ -60,11 +65,7 @@ final class GatewayHarness: @unchecked Sendable {
         try await running.value
         var options = gateway.options
         options.port = port
-        gateway = Gateway(engine: engine, options: options, logger: logger)
-        group = ServiceGroup(configuration: .init(services: [gateway], logger: logger))
-        let group = self.group
-        running = Task { try await group.run() }
-        port = await gateway.boundPort()
+        (gateway, group, running, port) = await Self.start(engine: engine, options: options, logger: logger)
     }
 
     /// Shuts the gateway down gracefully and stops the engine.

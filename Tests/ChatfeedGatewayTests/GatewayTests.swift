@@ -7,177 +7,179 @@ import NIOWebSocket
 import Testing
 import TestSupport
 
-/// The gateway over loopback (docs/PROTOCOL.md, The gateway): token checks before the upgrade,
-/// one JSON-RPC message per text frame, close codes, flow control, limits and shutdown.
-@Suite(.serialized) struct GatewayTests {
-    // MARK: Tokens
+extension GatewaySuites {
+    /// The gateway over loopback (docs/PROTOCOL.md, The gateway): token checks before the upgrade,
+    /// one JSON-RPC message per text frame, close codes, flow control, limits and shutdown.
+    @Suite struct GatewayTests {
+        // MARK: Tokens
 
-    @Test func anUpgradeWithoutAValidTokenIs401WithAOneLineReason() async throws {
-        let harness = try await GatewayHarness(users: ["ann"])
-        let valid = try await harness.token("ann")
-        let otherSecret = await GatewayTokens(secret: Array("another secret, just as long as the first".utf8))
-        let forged = try await otherSecret.mint(user: "ann", expiresAt: Date().addingTimeInterval(3600))
-        let expired = try await harness.token("ann", ttl: -120)
-        let ghost = try await harness.token("ghost")
-        let payload = valid.split(separator: ".")[1]
-        let none = Self.base64URL(#"{"alg":"none","typ":"JWT"}"#) + "." + payload + "."
-        let hs512 = Self.base64URL(#"{"alg":"HS512","typ":"JWT"}"#) + "." + payload + "." + valid.split(separator: ".")[2]
-        let noExpiry = try await Self.withoutExpiry(user: "ann", secret: GatewayHarness.secret)
-        let cases: [(headers: [String: String], query: String, reason: String)] = [
-            ([:], "", "missing token"),
-            (["Authorization": "Basic YW5uOnB3"], "", "malformed Authorization header"),
-            (["Authorization": "Bearer not-a-jwt"], "", "malformed token"),
-            (["Authorization": "Bearer \(forged)"], "", "bad token signature"),
-            (["Authorization": "Bearer \(expired)"], "", "token expired"),
-            (["Authorization": "Bearer \(ghost)"], "", "'ghost' does not exist"),
-            (["Authorization": "Bearer \(none)"], "", "alg must be HS256"),
-            (["Authorization": "Bearer \(hs512)"], "", "alg must be HS256"),
-            (["Authorization": "Bearer \(noExpiry)"], "", "malformed token"),
-            ([:], "?access_token=\(forged)", "bad token signature"),
-        ]
-        for (headers, query, reason) in cases {
-            let response = try await RawHTTP.get(port: harness.port, "/v1/feed" + query, headers: headers, upgrade: true)
-            #expect(response.status == 401, "\(reason): \(response)")
-            #expect(response.body.contains(reason), "\(reason): \(response.body)")
-            #expect(response.body.hasSuffix("\n") && response.body.dropLast().split(separator: "\n").count == 1)
-            #expect(response.headers["upgrade"] == nil)
+        @Test func anUpgradeWithoutAValidTokenIs401WithAOneLineReason() async throws {
+            let harness = try await GatewayHarness(users: ["ann"])
+            let valid = try await harness.token("ann")
+            let otherSecret = await GatewayTokens(secret: Array("another secret, just as long as the first".utf8))
+            let forged = try await otherSecret.mint(user: "ann", expiresAt: Date().addingTimeInterval(3600))
+            let expired = try await harness.token("ann", ttl: -120)
+            let ghost = try await harness.token("ghost")
+            let payload = valid.split(separator: ".")[1]
+            let none = Self.base64URL(#"{"alg":"none","typ":"JWT"}"#) + "." + payload + "."
+            let hs512 = Self.base64URL(#"{"alg":"HS512","typ":"JWT"}"#) + "." + payload + "." + valid.split(separator: ".")[2]
+            let noExpiry = try await Self.withoutExpiry(user: "ann", secret: GatewayHarness.secret)
+            let cases: [(headers: [String: String], query: String, reason: String)] = [
+                ([:], "", "missing token"),
+                (["Authorization": "Basic YW5uOnB3"], "", "malformed Authorization header"),
+                (["Authorization": "Bearer not-a-jwt"], "", "malformed token"),
+                (["Authorization": "Bearer \(forged)"], "", "bad token signature"),
+                (["Authorization": "Bearer \(expired)"], "", "token expired"),
+                (["Authorization": "Bearer \(ghost)"], "", "'ghost' does not exist"),
+                (["Authorization": "Bearer \(none)"], "", "alg must be HS256"),
+                (["Authorization": "Bearer \(hs512)"], "", "alg must be HS256"),
+                (["Authorization": "Bearer \(noExpiry)"], "", "malformed token"),
+                ([:], "?access_token=\(forged)", "bad token signature"),
+            ]
+            for (headers, query, reason) in cases {
+                let response = try await RawHTTP.get(port: harness.port, "/v1/feed" + query, headers: headers, upgrade: true)
+                #expect(response.status == 401, "\(reason): \(response)")
+                #expect(response.body.contains(reason), "\(reason): \(response.body)")
+                #expect(response.body.hasSuffix("\n") && response.body.dropLast().split(separator: "\n").count == 1)
+                #expect(response.headers["upgrade"] == nil)
+            }
+            // A valid token upgrades, in the header or (for browsers) in the query.
+            let upgraded = try await RawHTTP.get(port: harness.port, "/v1/feed?access_token=\(valid)", upgrade: true)
+            #expect(upgraded.status == 101)
+            let socket = try await harness.connect("ann")
+            #expect(try await socket.result("server.version")["protocol"] != nil)
+            try await harness.stop()
         }
-        // A valid token upgrades, in the header or (for browsers) in the query.
-        let upgraded = try await RawHTTP.get(port: harness.port, "/v1/feed?access_token=\(valid)", upgrade: true)
-        #expect(upgraded.status == 101)
-        let socket = try await harness.connect("ann")
-        #expect(try await socket.result("server.version")["protocol"] != nil)
-        try await harness.stop()
-    }
 
-    static func base64URL(_ text: String) -> String {
-        Data(text.utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-    }
-
-    /// A correctly signed HS256 token with a `sub` and no `exp`.
-    static func withoutExpiry(user: String, secret: [UInt8]) async throws -> String {
-        struct SubjectOnly: JWTPayload {
-            var sub: SubjectClaim
-            func verify(using algorithm: some JWTAlgorithm) async throws {}
+        static func base64URL(_ text: String) -> String {
+            Data(text.utf8).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
         }
-        let keys = JWTKeyCollection()
-        await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
-        return try await keys.sign(SubjectOnly(sub: SubjectClaim(value: user)))
-    }
 
-    // MARK: Messages
-
-    @Test func eachTextFrameIsOneRequestAndABadOneKeepsTheConnection() async throws {
-        let harness = try await GatewayHarness()
-        let socket = try await harness.connect("me")
-        _ = try await socket.result("chat.create", ["chat": "a", "title": "A", "createdAt": 1])
-        // A message spread over lines (JSON whitespace) is one request.
-        socket.send("{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 77,\r\n  \"method\": \"chats.list\"\n}")
-        let listed = try await socket.response(to: 77)
-        #expect(listed["result"]?["total"] == .integer(1))
-        // Bad JSON: its error, and the connection stays.
-        socket.send("{\"jsonrpc\": \"2.0\", \"id\": 78, ")
-        let bad = try #require(try await socket.next())
-        #expect(bad["error"]?["code"] == .integer(-32700))
-        socket.send("[1, 2]")
-        #expect(try await socket.next()?["error"]?["code"] == .integer(-32600))
-        #expect(try await socket.result("chats.list")["items"]?.arrayValue?.count == 1)
-        try await harness.stop()
-    }
-
-    @Test func aBinaryFrameCloses1003AndATooLongOne1009() async throws {
-        let harness = try await GatewayHarness(maxLineBytes: 4096)
-        let binary = try await harness.connect("me")
-        _ = try await binary.result("server.version")
-        binary.sendBinary([1, 2, 3])
-        #expect(try await binary.next() == nil)
-        #expect(try await binary.closeFrame()?.closeCode == .unacceptableData)
-
-        let long = try await harness.connect("me")
-        long.send(TestSocket.request(id: 1, "chats.list", ["list": .string(String(repeating: "x", count: 8000))]))
-        #expect(try await long.next() == nil)
-        #expect(try await long.closeFrame()?.closeCode == .messageTooLarge)
-        // Others go on.
-        let other = try await harness.connect("me")
-        _ = try await other.result("server.version")
-        try await harness.stop()
-    }
-
-    // MARK: Limits and shutdown
-
-    @Test func oneConnectionBeyondMaxConnectionsIs503() async throws {
-        let harness = try await GatewayHarness { $0.maxConnections = 2 }
-        let first = try await harness.connect("me")
-        let second = try await harness.connect("me")
-        _ = try await first.result("server.version")
-        _ = try await second.result("server.version")
-        let token = try await harness.token("me")
-        let refused = try await RawHTTP.get(port: harness.port, "/v1/feed", headers: ["Authorization": "Bearer \(token)"], upgrade: true)
-        #expect(refused.status == 503)
-        #expect(refused.body.contains("maxConnections 2"))
-        // A closed connection frees its slot.
-        first.finishSending()
-        second.finishSending()
-        try await harness.stop()
-    }
-
-    @Test func aGracefulShutdownSendsThePendingLinesAndCloses1012() async throws {
-        let harness = try await GatewayHarness()
-        let sockets = try await [harness.connect("me"), harness.connect("me"), harness.connect("me")]
-        for socket in sockets { _ = try await socket.result("feed.subscribe", ["limit": 10, "maxInFlight": 10]) }
-        for (index, socket) in sockets.enumerated() {
-            _ = try await socket.result("chat.create", ["chat": .string("c\(index)"), "title": "T", "createdAt": .integer(index)])
+        /// A correctly signed HS256 token with a `sub` and no `exp`.
+        static func withoutExpiry(user: String, secret: [UInt8]) async throws -> String {
+            struct SubjectOnly: JWTPayload {
+                var sub: SubjectClaim
+                func verify(using algorithm: some JWTAlgorithm) async throws {}
+            }
+            let keys = JWTKeyCollection()
+            await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
+            return try await keys.sign(SubjectOnly(sub: SubjectClaim(value: user)))
         }
-        let stopping = Task { try await harness.stop() }
-        for socket in sockets {
-            // Every batch of the three creates reaches every subscriber before the close.
-            while let message = try await socket.next() { socket.keep(message) }
-            #expect(socket.notifications.filter { $0["method"] == .string("feed.batch") }.count == 3)
-            let close = try await socket.closeFrame()
-            #expect(close?.closeCode == WebSocketErrorCode(codeNumber: 1012))
-            #expect(close?.reason?.isEmpty == false)
-        }
-        try await stopping.value
-        // Every write was committed.
-        let engine = try ChatEngine(options: EngineOptions(databasePath: harness.directory.path("gateway.sqlite")))
-        let session = engine.openInProcessSession()
-        session.send(Array(TestSocket.request(id: 1, "chats.list").utf8) + [0x0A])
-        var lines = session.lines.makeAsyncIterator()
-        let listed = try JSONValue(parsing: try #require(await lines.next()))
-        #expect(listed["result"]?["total"] == .integer(3))
-        engine.stop()
-        await GatewayHarness.waitOffPool { engine.waitUntilStopped() }
-    }
 
-    // MARK: Flow control
+        // MARK: Messages
 
-    @Test func aReaderThatStopsReadingNeverDelaysAnotherSession() async throws {
-        let harness = try await GatewayHarness(sessionOutputLimitBytes: 64 << 10)
-        let writer = try await harness.connect("me")
-        for index in 0..<100 {
-            _ = try await writer.result("chat.create", ["chat": .string("c\(index)"), "title": .string(String(repeating: "t", count: 250)), "createdAt": .integer(index)])
+        @Test func eachTextFrameIsOneRequestAndABadOneKeepsTheConnection() async throws {
+            let harness = try await GatewayHarness()
+            let socket = try await harness.connect("me")
+            _ = try await socket.result("chat.create", ["chat": "a", "title": "A", "createdAt": 1])
+            // A message spread over lines (JSON whitespace) is one request.
+            socket.send("{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 77,\r\n  \"method\": \"chats.list\"\n}")
+            let listed = try await socket.response(to: 77)
+            #expect(listed["result"]?["total"] == .integer(1))
+            // Bad JSON: its error, and the connection stays.
+            socket.send("{\"jsonrpc\": \"2.0\", \"id\": 78, ")
+            let bad = try #require(try await socket.next())
+            #expect(bad["error"]?["code"] == .integer(-32700))
+            socket.send("[1, 2]")
+            #expect(try await socket.next()?["error"]?["code"] == .integer(-32600))
+            #expect(try await socket.result("chats.list")["items"]?.arrayValue?.count == 1)
+            try await harness.stop()
         }
-        let slow = try await harness.connect("me")
-        _ = try await slow.result("server.version")
-        slow.stopReading()
-        // ~30 KB per answer, far more than the socket buffers and the 64 KiB bound hold.
-        let requests = 600
-        for id in 1...requests { slow.send(TestSocket.request(id: 1000 + id, "chats.list", ["limit": 100])) }
-        try await Task.sleep(for: .milliseconds(500))
-        // Another session is answered at once, and sees writes.
-        let fast = try await harness.connect("me")
-        for index in 0..<20 {
-            _ = try await fast.result("chat.rename", ["chat": "c0", "title": .string("renamed \(index)")])
-            _ = try await fast.result("chats.list", ["limit": 5])
+
+        @Test func aBinaryFrameCloses1003AndATooLongOne1009() async throws {
+            let harness = try await GatewayHarness(maxLineBytes: 4096)
+            let binary = try await harness.connect("me")
+            _ = try await binary.result("server.version")
+            binary.sendBinary([1, 2, 3])
+            #expect(try await binary.next() == nil)
+            #expect(try await binary.closeFrame()?.closeCode == .unacceptableData)
+
+            let long = try await harness.connect("me")
+            long.send(TestSocket.request(id: 1, "chats.list", ["list": .string(String(repeating: "x", count: 8000))]))
+            #expect(try await long.next() == nil)
+            #expect(try await long.closeFrame()?.closeCode == .messageTooLarge)
+            // Others go on.
+            let other = try await harness.connect("me")
+            _ = try await other.result("server.version")
+            try await harness.stop()
         }
-        // The slow reader reads on: nothing was lost, nothing was cut.
-        slow.resumeReading()
-        for id in 1...requests {
-            let response = try await slow.response(to: 1000 + id)
-            #expect(response["result"]?["items"]?.arrayValue?.count == 100)
+
+        // MARK: Limits and shutdown
+
+        @Test func oneConnectionBeyondMaxConnectionsIs503() async throws {
+            let harness = try await GatewayHarness { $0.maxConnections = 2 }
+            let first = try await harness.connect("me")
+            let second = try await harness.connect("me")
+            _ = try await first.result("server.version")
+            _ = try await second.result("server.version")
+            let token = try await harness.token("me")
+            let refused = try await RawHTTP.get(port: harness.port, "/v1/feed", headers: ["Authorization": "Bearer \(token)"], upgrade: true)
+            #expect(refused.status == 503)
+            #expect(refused.body.contains("maxConnections 2"))
+            // A closed connection frees its slot.
+            first.finishSending()
+            second.finishSending()
+            try await harness.stop()
         }
-        _ = try await slow.result("server.version")
-        try await harness.stop()
+
+        @Test func aGracefulShutdownSendsThePendingLinesAndCloses1012() async throws {
+            let harness = try await GatewayHarness()
+            let sockets = try await [harness.connect("me"), harness.connect("me"), harness.connect("me")]
+            for socket in sockets { _ = try await socket.result("feed.subscribe", ["limit": 10, "maxInFlight": 10]) }
+            for (index, socket) in sockets.enumerated() {
+                _ = try await socket.result("chat.create", ["chat": .string("c\(index)"), "title": "T", "createdAt": .integer(index)])
+            }
+            let stopping = Task { try await harness.stop() }
+            for socket in sockets {
+                // Every batch of the three creates reaches every subscriber before the close.
+                while let message = try await socket.next() { socket.keep(message) }
+                #expect(socket.notifications.filter { $0["method"] == .string("feed.batch") }.count == 3)
+                let close = try await socket.closeFrame()
+                #expect(close?.closeCode == WebSocketErrorCode(codeNumber: 1012))
+                #expect(close?.reason?.isEmpty == false)
+            }
+            try await stopping.value
+            // Every write was committed.
+            let engine = try ChatEngine(options: EngineOptions(databasePath: harness.directory.path("gateway.sqlite")))
+            let session = engine.openInProcessSession()
+            session.send(Array(TestSocket.request(id: 1, "chats.list").utf8) + [0x0A])
+            var lines = session.lines.makeAsyncIterator()
+            let listed = try JSONValue(parsing: try #require(await lines.next()))
+            #expect(listed["result"]?["total"] == .integer(3))
+            engine.stop()
+            await GatewayHarness.waitOffPool { engine.waitUntilStopped() }
+        }
+
+        // MARK: Flow control
+
+        @Test func aReaderThatStopsReadingNeverDelaysAnotherSession() async throws {
+            let harness = try await GatewayHarness(sessionOutputLimitBytes: 64 << 10)
+            let writer = try await harness.connect("me")
+            for index in 0..<100 {
+                _ = try await writer.result("chat.create", ["chat": .string("c\(index)"), "title": .string(String(repeating: "t", count: 250)), "createdAt": .integer(index)])
+            }
+            let slow = try await harness.connect("me")
+            _ = try await slow.result("server.version")
+            slow.stopReading()
+            // ~30 KB per answer, far more than the socket buffers and the 64 KiB bound hold.
+            let requests = 600
+            for id in 1...requests { slow.send(TestSocket.request(id: 1000 + id, "chats.list", ["limit": 100])) }
+            try await Task.sleep(for: .milliseconds(500))
+            // Another session is answered at once, and sees writes.
+            let fast = try await harness.connect("me")
+            for index in 0..<20 {
+                _ = try await fast.result("chat.rename", ["chat": "c0", "title": .string("renamed \(index)")])
+                _ = try await fast.result("chats.list", ["limit": 5])
+            }
+            // The slow reader reads on: nothing was lost, nothing was cut.
+            slow.resumeReading()
+            for id in 1...requests {
+                let response = try await slow.response(to: 1000 + id)
+                #expect(response["result"]?["items"]?.arrayValue?.count == 100)
+            }
+            _ = try await slow.result("server.version")
+            try await harness.stop()
+        }
     }
 }
