@@ -8,7 +8,9 @@ public struct FeedOptions: Sendable {
     /// A subscription gets `feed.reset` instead of a batch and its deferred batch when they would
     /// be larger on the wire than `resetThreshold` × the reset (see `ResetRule`).
     public var resetThreshold: Double
-    /// The most subscriptions at once; one more is `ChatError.limitReached`.
+    /// The most subscriptions at once, of every user and session; one more is
+    /// `ChatError.limitReached`. The default (100,000) lets every connection a gateway admits by
+    /// default (`maxConnections`, 10,000) hold several.
     public var maxSubscriptions: Int
     /// A subscription that waits for acks tracks at most this many changed chats one by one
     /// (fewer when its rows are few: at most max(64, rows ÷ 32)); beyond that it keeps only the
@@ -20,7 +22,7 @@ public struct FeedOptions: Sendable {
     public var resetRule: ResetRule { ResetRule(threshold: resetThreshold) }
 
     public init(
-        defaultMaxInFlight: Int = 1, resetThreshold: Double = 1.5, maxSubscriptions: Int = 256,
+        defaultMaxInFlight: Int = 1, resetThreshold: Double = 1.5, maxSubscriptions: Int = 100_000,
         maxPendingChats: Int = 1000
     ) {
         self.defaultMaxInFlight = defaultMaxInFlight

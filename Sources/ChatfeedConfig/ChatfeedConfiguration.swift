@@ -75,7 +75,7 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
                 "reset only when a batch + its deferred batch would be larger on the wire than this × the reset (sizes estimated from counts)"),
         .integer("groupCommitMaxEvents", \.groupCommitMaxEvents, 1...1_000_000, "the most writes in one transaction"),
         .integer("maxSubscriptions", \.maxSubscriptions, 1...1_000_000,
-                 "the most feed subscriptions a daemon serves; one more is −32005 (limit reached)"),
+                 "the most feed subscriptions a daemon serves, of all users and sessions (each costs its rows shown plus its user's live lists: about 10–14 KB for a top-20 window of a user in ten chats); one more is −32005 (limit reached)"),
         .integer("maxPendingChats", \.maxPendingChats, 1...100_000_000,
                  "the most changed chats a waiting subscription tracks one by one (and at most max(64, its rows ÷ 32)); beyond it, it keeps the rows it shows instead and computes its next batch from them (never a reset)"),
         .choice("logLevel", \.logLevel, "the least severe log level written to stderr"),

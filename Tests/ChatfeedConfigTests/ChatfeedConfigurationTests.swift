@@ -51,6 +51,13 @@ import Testing
         #expect(defaults.logLevel == .info)
     }
 
+    /// A gateway's default connections can each hold a subscription, and more (one each was
+    /// refused beyond the first 256 when the limit was a single account's).
+    @Test func everyDefaultConnectionCanSubscribe() {
+        let defaults = ChatfeedConfiguration.defaults
+        #expect(defaults.maxSubscriptions >= 4 * defaults.maxConnections)
+    }
+
     @Test func partialFileOverridesOnlyItsKeys() throws {
         let configuration = try parse(#"{"durability": "full", "resetThreshold": 2, "logLevel": "debug", "database": "/tmp/x.db"}"#)
         var expected = ChatfeedConfiguration.defaults
