@@ -204,18 +204,19 @@ import WireProtocol
             }
         }
         let before = try inotifyDescriptors()
-        for _ in 0..<20 {
+        for _ in 0..<60 {
             let engine = try InProcessEngine(options: EngineOptions(databasePath: directory.path("sessions.sqlite")))
             engine.close()
             engine.engine.waitUntilStopped()
         }
-        // Other tests of this process open engines at the same time: take the fewest seen over a
-        // moment, and allow a few of theirs (a leak leaves 20).
+        // Other tests of this process open engines at the same time (the gateway's and the
+        // multi-user suites hold a dozen or more): take the fewest seen over a second, and allow
+        // twenty of theirs (a leak leaves 60).
         var after = Int.max
-        for _ in 0..<10 {
+        for _ in 0..<20 {
             after = min(after, try inotifyDescriptors())
             Thread.sleep(forTimeInterval: 0.05)
         }
-        #expect(after <= before + 5)
+        #expect(after <= before + 20, "\(after - before) more inotify descriptors after 60 engines stopped")
     }
 }

@@ -81,6 +81,7 @@ import WireProtocol
         #expect(committed == chats, "with stdout unread, \(committed) of \(chats) writes were committed")
         daemon.setReadingPaused(false)
         #expect(try daemon.shutDown() == .exited(0))
+        try daemon.waitForEndOfOutput()
         #expect(daemon.malformed.isEmpty)
         #expect(daemon.responseCount == chats)
     }
