@@ -67,7 +67,12 @@ extension Engine {
                     reason: "no right to post as another user: this session posts as '\(user)' only, not as '\(message.sender)'"))
             }
         case .editMessage(let id, _, _), .deleteMessage(let id):
-            let owner = try lookUp { try store.messageOwner(id: id) }
+            // A message posted in this round is found once the pending writes commit.
+            var owner = try lookUp { try store.messageOwner(id: id) }
+            if owner == nil {
+                commitPendingWrites()
+                owner = try lookUp { try store.messageOwner(id: id) }
+            }
             guard let owner, try isMember(user, of: owner.chat) else {
                 throw RPCError(ChatError.notFound(kind: "message", id: id))
             }
@@ -80,12 +85,14 @@ extension Engine {
     }
 
     /// −32001 chat not found unless `user` is a member of `chat` (after the pending writes, when
-    /// not yet: one of them may have made them one).
+    /// not yet: one of them may have made them one; and first, when one of them takes members
+    /// out: a user removed in this round must not post, edit or delete once more).
     private func requireMembership(of user: String, in chat: String) throws(RPCError) {
         guard try isMember(user, of: chat) else { throw RPCError(ChatError.notFound(kind: "chat", id: chat)) }
     }
 
     private func isMember(_ user: String, of chat: String) throws(RPCError) -> Bool {
+        if pendingRemovals > 0 { commitPendingWrites() }
         if try lookUp({ try store.chat(id: chat, user: user) }) != nil { return true }
         commitPendingWrites()
         return try lookUp { try store.chat(id: chat, user: user) } != nil

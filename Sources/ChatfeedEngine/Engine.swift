@@ -39,6 +39,9 @@ final class Engine: @unchecked Sendable {
     private var lastDataVersion: Int64
     /// Writes waiting for the group commit, in arrival order.
     private var pendingWrites: [PendingWrite] = []
+    /// Pending writes that take members out of chats (a removal of members, a user or a chat):
+    /// a user session's membership is checked after them (`Engine+Rights.swift`).
+    private(set) var pendingRemovals = 0
     private let shutdown: ShutdownRequest
     /// Told of every group commit (`ChatEngine.observer`).
     let observer = ObserverSlot()
@@ -472,6 +475,10 @@ final class Engine: @unchecked Sendable {
                 code: .readOnly, message: "read-only: chatfeedd was started with --read-only and takes no writes"))
         }
         pendingWrites.append(PendingWrite(session: session, id: id, method: method, event: event))
+        switch event {
+        case .success(.removeMembers), .success(.removeUser), .success(.removeChat): pendingRemovals += 1
+        default: break
+        }
         if pendingWrites.count >= options.groupCommitMaxEvents { commitPendingWrites() }
     }
 
@@ -482,6 +489,7 @@ final class Engine: @unchecked Sendable {
         guard !pendingWrites.isEmpty else { return }
         var writes = pendingWrites[...]
         pendingWrites.removeAll(keepingCapacity: true)
+        pendingRemovals = 0
         while !writes.isEmpty {
             guard let committed = commitGroup(writes) else { return }
             writes = writes.dropFirst(committed)

@@ -66,6 +66,28 @@ import TestSupport
         #expect(try await trusted.result("messages.list", ["chat": "bc"])["items"]?.arrayValue?.count == 1)
     }
 
+    /// Writes of one round (one chunk of input, committed together) are checked in their order:
+    /// a message posted in the round can be edited in it, and a user who leaves a chat in the
+    /// round cannot post to it after (the removal commits before the check).
+    @Test func writesOfOneRoundAreCheckedInTheirOrder() async throws {
+        let directory = try TemporaryDirectory()
+        let (engine, trusted, ann) = try await Self.setUp(directory)
+        defer { engine.stop(); engine.waitUntilStopped() }
+        #expect(ann.session.send(
+            SessionClient.line(id: 901, "message.post", ["chat": "ab", "id": "r1", "sender": "ann", "text": "x", "sentAt": 30])
+                + SessionClient.line(id: 902, "message.edit", ["id": "r1", "text": "y"])))
+        #expect(try await ann.response(to: 901)["result"] != nil)
+        let edit = try await ann.response(to: 902)
+        #expect(edit["result"] != nil, "an edit of a post of the same round: \(edit)")
+        #expect(ann.session.send(
+            SessionClient.line(id: 903, "chat.removeMembers", ["chat": "ab", "users": ["ann"]])
+                + SessionClient.line(id: 904, "message.post", ["chat": "ab", "id": "r2", "sender": "ann", "text": "gone", "sentAt": 31])))
+        #expect(try await ann.response(to: 903)["result"] != nil)
+        #expect(Self.code(try await ann.response(to: 904)) == Self.notFound)
+        let ab = try await trusted.result("messages.list", ["chat": "ab"])
+        #expect(ab["items"]?.arrayValue?.compactMap { $0["id"]?.stringValue }.sorted() == ["m1", "m2", "r1"])
+    }
+
     @Test func editsAndDeletesItsOwnMessagesInChatsItIsStillIn() async throws {
         let directory = try TemporaryDirectory()
         let (engine, trusted, ann) = try await Self.setUp(directory)
