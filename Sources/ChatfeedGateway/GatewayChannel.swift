@@ -23,6 +23,9 @@ struct GatewayChannel: ServerChildChannel, HTTPChannelHandler {
     struct Value: ServerChildChannelValue {
         let upgradeResult: EventLoopFuture<UpgradeResult>
         let channel: any Channel
+        /// What the upgrade decided: an admission's slot is given back when `handle` ends,
+        /// whether or not the connection was served.
+        let decision: UpgradeDecision
     }
 
     let responder: HTTPChannelHandler.Responder
@@ -31,7 +34,12 @@ struct GatewayChannel: ServerChildChannel, HTTPChannelHandler {
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
             // What the upgrade decided, for the handlers that build the result.
-            let decision = Mutex<Result<Admission, GatewayRefusal>?>(nil)
+            let decision = UpgradeDecision()
+            // A connection admitted and then closed gives its slot back, even when its upgrade
+            // never completes (a client reset while the 101 is written leaves `handle` waiting).
+            channel.closeFuture.whenComplete { _ in
+                if case .success(let admission)? = decision.result { admission.slot.release() }
+            }
             let core = self.core
             let upgrader = NIOTypedWebSocketServerUpgrader<UpgradeResult>(
                 maxFrameSize: core.maxFrameBytes,
@@ -40,8 +48,15 @@ struct GatewayChannel: ServerChildChannel, HTTPChannelHandler {
                     promise.completeWithTask {
                         let address = channel.remoteAddress.map { "\($0)" } ?? "?"
                         let result = await core.admit(uri: head.uri, headers: head.headers, address: address)
-                        decision.withLock { $0 = result }
-                        if case .success = result { return HTTPHeaders() }
+                        decision.set(result)
+                        if case .success(let admission) = result {
+                            // The client left while its token was checked: no upgrade, no slot.
+                            guard channel.isActive else {
+                                admission.slot.release()
+                                return nil
+                            }
+                            return HTTPHeaders()
+                        }
                         return nil
                     }
                     return promise.futureResult
@@ -50,7 +65,7 @@ struct GatewayChannel: ServerChildChannel, HTTPChannelHandler {
                     channel.eventLoop.makeCompletedFuture {
                         let webSocket = try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(
                             wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
-                        guard case .success(let admission) = decision.withLock({ $0 }) else {
+                        guard case .success(let admission) = decision.result else {
                             preconditionFailure("an upgrade without an admission")
                         }
                         return UpgradeResult.webSocket(webSocket, admission, logger)
@@ -65,7 +80,7 @@ struct GatewayChannel: ServerChildChannel, HTTPChannelHandler {
                         try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(idleTimeout: nil, logger: logger))
                         let http = try NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>(
                             wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
-                        if case .failure(let refusal) = decision.withLock({ $0 }) {
+                        if case .failure(let refusal) = decision.result {
                             return UpgradeResult.refused(http, refusal)
                         }
                         return UpgradeResult.notUpgraded(http)
@@ -77,11 +92,16 @@ struct GatewayChannel: ServerChildChannel, HTTPChannelHandler {
             pipeline.enableErrorHandling = false
             pipeline.enableResponseHeaderValidation = false
             let result = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: pipeline)
-            return Value(upgradeResult: result, channel: channel)
+            return Value(upgradeResult: result, channel: channel, decision: decision)
         }
     }
 
     func handle(value: Value, logger: Logger) async {
+        defer {
+            // A connection admitted but never served (gone before or during its 101) gives its
+            // slot back here; a served one already did.
+            if case .success(let admission)? = value.decision.result { admission.slot.release() }
+        }
         do {
             switch try await value.upgradeResult.get() {
             case .notUpgraded(let http):
@@ -117,6 +137,15 @@ struct GatewayChannel: ServerChildChannel, HTTPChannelHandler {
             try await outbound.write(contentsOf: [.head(head), .body(body), .end(nil)])
         }
     }
+}
+
+/// What a connection's upgrade decided, shared by the upgrade's handlers and `handle`.
+final class UpgradeDecision: Sendable {
+    private let value = Mutex<Result<Admission, GatewayRefusal>?>(nil)
+
+    func set(_ result: Result<Admission, GatewayRefusal>) { value.withLock { $0 = result } }
+
+    var result: Result<Admission, GatewayRefusal>? { value.withLock { $0 } }
 }
 
 struct GatewayWebSocketContext: WebSocketContext {

@@ -10,6 +10,23 @@ import WSCore
 struct Admission: Sendable {
     var user: String
     var address: String
+    /// Given back once, when `serve` ends or when the upgrade never reaches it.
+    let slot: AdmissionSlot
+}
+
+/// A connection slot `GatewayCore.admit` took. `release()` gives it back the first time only, so
+/// that both the end of `serve` and the end of an upgrade that failed after its admission (the
+/// client gone before the 101 was written) may call it: a slot never leaks, and is never given
+/// back twice.
+final class AdmissionSlot: Sendable {
+    private let released = Atomic<Bool>(false)
+    private let giveBack: @Sendable () -> Void
+
+    init(giveBack: @escaping @Sendable () -> Void) { self.giveBack = giveBack }
+
+    func release() {
+        if !released.exchange(true, ordering: .acquiringAndReleasing) { giveBack() }
+    }
 }
 
 /// What the gateway's connections share: the engine, the token check, the open connections and
@@ -72,7 +89,9 @@ final class GatewayCore: Sendable {
             logger.info("connection refused", metadata: ["address": "\(address)", "user": "\(user)", "status": "503", "reason": "\(refusal.reason)"])
             return .failure(refusal)
         }
-        return .success(Admission(user: user, address: address))
+        return .success(Admission(user: user, address: address, slot: AdmissionSlot { [self] in
+            state.withLock { $0.connections -= 1 }
+        }))
     }
 
     /// The user of the request's token (`Authorization: Bearer …` or `access_token`), or why not.
@@ -122,10 +141,8 @@ final class GatewayCore: Sendable {
         logger.info("connection opened", metadata: ["user": "\(admission.user)", "address": "\(admission.address)"])
         var reason = "closed"
         defer {
-            state.withLock { state in
-                state.open[id] = nil
-                state.connections -= 1
-            }
+            state.withLock { state in state.open[id] = nil }
+            admission.slot.release()
             metrics.connectionClosed(subscriptionsLeft: connection.traffic.openSubscriptions)
             let duration = ContinuousClock.now - started
             logger.info("connection closed", metadata: [

@@ -123,6 +123,28 @@ extension GatewaySuites {
             try await harness.stop()
         }
 
+        /// A client gone while its upgrade is decided gives its connection slot back: 30 such
+        /// clients against `maxConnections` 1 leave room for the next one (a slot taken by an
+        /// admission whose 101 could not be written was never given back: 503 for good).
+        @Test func anUpgradeAbandonedByItsClientGivesItsSlotBack() async throws {
+            let harness = try await GatewayHarness { $0.maxConnections = 1 }
+            let token = try await harness.token("me")
+            for _ in 0..<30 {
+                RawHTTP.abortUpgrade(port: harness.port, "/v1/feed", headers: ["Authorization": "Bearer \(token)"])
+            }
+            var served = false
+            var statuses: [Int] = []
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !served, ContinuousClock.now < deadline {
+                let answer = try await RawHTTP.get(port: harness.port, "/v1/feed", headers: ["Authorization": "Bearer \(token)"], upgrade: true)
+                served = answer.status == 101
+                statuses.append(answer.status)
+                if !served { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(served, "every slot stayed taken after 30 abandoned upgrades: \(statuses.suffix(3))")
+            try await harness.stop()
+        }
+
         @Test func aGracefulShutdownSendsThePendingLinesAndCloses1012() async throws {
             let harness = try await GatewayHarness()
             let sockets = try await [harness.connect("me"), harness.connect("me"), harness.connect("me")]
