@@ -22,6 +22,7 @@ extension ChatfeedConfiguration {
             quickCheckAtStart: quickCheckAtStart,
             checkpointIntervalMilliseconds: checkpointIntervalMilliseconds,
             sessionOutputLimitBytes: sessionOutputLimitBytes,
+            maxSubscriptionsPerConnection: maxSubscriptionsPerConnection,
             defaultUser: defaultUser,
             idleUserIndexSeconds: idleUserIndexSeconds)
     }

@@ -43,6 +43,7 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
     public var maxDatabaseMiB = Int((engine.store.maxDatabaseBytes ?? 0) >> 20)
     public var checkpointIntervalMilliseconds = engine.checkpointIntervalMilliseconds
     public var sessionOutputLimitBytes = engine.sessionOutputLimitBytes
+    public var maxSubscriptionsPerConnection = engine.maxSubscriptionsPerConnection
     public var defaultUser = engine.defaultUser
     public var idleUserIndexSeconds = engine.idleUserIndexSeconds
     public var tokenSecretFile = GatewayOptions.defaultTokenSecretFile
@@ -94,6 +95,8 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
                  "how long after a commit the daemon copies the write-ahead log into the database file (on a thread of its own, with every commit made meanwhile); longer copies a page that many commits changed once and lets the `-wal` file grow larger meanwhile"),
         .integer("sessionOutputLimitBytes", \.sessionOutputLimitBytes, 1024...Int(Int32.max),
                  "the most output an in-process or WebSocket session may leave unsent; beyond it the engine holds that session's requests until it reads on (other sessions go on)"),
+        .integer("maxSubscriptionsPerConnection", \.maxSubscriptionsPerConnection, 1...1_000_000,
+                 "the most feed subscriptions one WebSocket connection (a user session) holds; one more is −32005 (limit reached). Trusted sessions are bound by `maxSubscriptions` only"),
         .string("defaultUser", \.defaultUser,
                 "the user a trusted session's request acts as when it names none (the `user` param); a single-account database has one user, `me`"),
         .integer("idleUserIndexSeconds", \.idleUserIndexSeconds, 0...86_400,

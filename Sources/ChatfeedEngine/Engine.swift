@@ -323,6 +323,7 @@ final class Engine: @unchecked Sendable {
                 request, now: currentMilliseconds(), user: user, defaultSender: session.identity.boundUser
             ).granted(to: session.identity)
             try authorize(command, as: user, identity: session.identity)
+            try checkConnectionLimit(command, of: session)
         } catch {
             if WireMethod(rawValue: request.method)?.isWrite == true {
                 queueWrite(id: request.id, method: request.method, .failure(error), from: session)
@@ -352,6 +353,15 @@ final class Engine: @unchecked Sendable {
         } catch {
             respond(id: request.id, error: Self.rpcError(error), isNotification: request.isNotification, method: request.method, to: session)
         }
+    }
+
+    /// −32005 for a user session's subscribe beyond `maxSubscriptionsPerConnection`.
+    private func checkConnectionLimit(_ command: WireCommand, of session: Session) throws(RPCError) {
+        guard case .user = session.identity, case .subscribe = command,
+              session.subscriptions.count >= options.maxSubscriptionsPerConnection else { return }
+        throw RPCError(ChatError.limitReached(
+            setting: "maxSubscriptionsPerConnection", limit: options.maxSubscriptionsPerConnection,
+            reason: "too many subscriptions on this connection: unsubscribe one (feed.unsubscribe) before subscribing again"))
     }
 
     /// The result of a read or feed request, and the notifications it releases (an ack's), which

@@ -27,6 +27,10 @@ public struct EngineOptions: Sendable {
     /// The most output bytes an in-process session may leave unread: past it, the engine stops
     /// handling that session's requests until its reader catches up (other sessions go on).
     public var sessionOutputLimitBytes: Int
+    /// The most subscriptions one user session (a WebSocket) holds at once; one more is −32005
+    /// (limit reached), so that one user's connection cannot take every subscription of the
+    /// daemon (`FeedOptions.maxSubscriptions`). Trusted sessions are bound by that limit only.
+    public var maxSubscriptionsPerConnection: Int
     /// The user a trusted session's request acts as when it names none (`user` param).
     public var defaultUser: String
     /// How long a user's live chat lists are kept after their last subscription ended, in
@@ -42,6 +46,7 @@ public struct EngineOptions: Sendable {
     public static let defaultQuickCheckAtStart = true
     public static let defaultCheckpointIntervalMilliseconds = 1000
     public static let defaultSessionOutputLimitBytes = 4 << 20
+    public static let defaultMaxSubscriptionsPerConnection = 64
     /// The one user of a single-account database (`User.defaultID`, "me").
     public static let defaultDefaultUser = User.defaultID
     public static let defaultIdleUserIndexSeconds = 60
@@ -57,6 +62,7 @@ public struct EngineOptions: Sendable {
         quickCheckAtStart: Bool = defaultQuickCheckAtStart,
         checkpointIntervalMilliseconds: Int = defaultCheckpointIntervalMilliseconds,
         sessionOutputLimitBytes: Int = defaultSessionOutputLimitBytes,
+        maxSubscriptionsPerConnection: Int = defaultMaxSubscriptionsPerConnection,
         defaultUser: String = defaultDefaultUser,
         idleUserIndexSeconds: Int = defaultIdleUserIndexSeconds
     ) {
@@ -70,6 +76,7 @@ public struct EngineOptions: Sendable {
         self.quickCheckAtStart = quickCheckAtStart
         self.checkpointIntervalMilliseconds = checkpointIntervalMilliseconds
         self.sessionOutputLimitBytes = sessionOutputLimitBytes
+        self.maxSubscriptionsPerConnection = maxSubscriptionsPerConnection
         self.defaultUser = defaultUser
         self.idleUserIndexSeconds = idleUserIndexSeconds
     }

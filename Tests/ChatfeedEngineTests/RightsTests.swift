@@ -66,6 +66,27 @@ import TestSupport
         #expect(try await trusted.result("messages.list", ["chat": "bc"])["items"]?.arrayValue?.count == 1)
     }
 
+    /// A user session holds at most `maxSubscriptionsPerConnection` subscriptions (one more is
+    /// −32005 naming the setting, and frees none); a trusted session is bound by
+    /// `maxSubscriptions` only.
+    @Test func aUserSessionHoldsAtMostItsConnectionsSubscriptions() async throws {
+        let directory = try TemporaryDirectory()
+        let engine = try ChatEngine(options: EngineOptions(
+            databasePath: directory.path("limit.sqlite"), maxSubscriptionsPerConnection: 2))
+        defer { engine.stop(); engine.waitUntilStopped() }
+        let trusted = SessionClient(engine.openInProcessSession())
+        _ = try await trusted.result("user.create", ["user": "ann"])
+        let ann = SessionClient(engine.openInProcessSession(identity: .user("ann")))
+        let first = try await ann.result("feed.subscribe")
+        _ = try await ann.result("feed.subscribe", ["list": "archive"])
+        let third = try await ann.call("feed.subscribe", ["unreadOnly": true])
+        #expect(third["error"]?["code"] == .integer(-32005))
+        #expect(third["error"]?["data"]?["setting"] == "maxSubscriptionsPerConnection")
+        _ = try await ann.result("feed.unsubscribe", ["subscription": try #require(first["subscription"])])
+        _ = try await ann.result("feed.subscribe", ["unreadOnly": true])
+        for _ in 0..<3 { _ = try await trusted.result("feed.subscribe", ["user": "ann"]) }
+    }
+
     /// Writes of one round (one chunk of input, committed together) are checked in their order:
     /// a message posted in the round can be edited in it, and a user who leaves a chat in the
     /// round cannot post to it after (the removal commits before the check).
