@@ -1,4 +1,4 @@
-/// An account that has chat lists (SPEC §2): the members of chats are users.
+/// An account that has chat lists (docs/PROTOCOL.md, Users and sessions): the members of chats are users.
 public struct User: Hashable, Sendable, Codable {
     public var id: String
     public var name: String
@@ -11,7 +11,7 @@ public struct User: Hashable, Sendable, Codable {
         self.createdAt = createdAt
     }
 
-    /// The one user of a single-account database (SPEC §10, "One account"): the user every event
+    /// The one user of a single-account database (docs/PROTOCOL.md, Users and sessions: one account): the user every event
     /// and query acts as when none is named.
     public static let defaultID = "me"
 }

@@ -142,7 +142,7 @@ extension ChatDatabase {
             UPDATE message SET arrival = 1, unread = 0 WHERE unread = 1;
             DROP INDEX message_unread;
             """),
-        // Users and memberships (SPEC §2, §10 "One account"): the single user `me` is a member
+        // Users and memberships (docs/PROTOCOL.md, Users and sessions): the single user `me` is a member
         // of every chat, with the chat's unread count, read position, pin, list, mute and revision
         // as they were; the per-member fields leave the chat row, which keeps the shared ones.
         // A membership carries its chat's `last_message_date`, so that a user's list is one walk

@@ -46,7 +46,7 @@ struct StoreSelection: ParsableArguments {
 
 extension StoreSelection {
     /// The user a per-user command acts as when `--user` is not given: the configuration's
-    /// default user (SPEC §10, "One account").
+    /// default user (docs/PROTOCOL.md, Users and sessions).
     func defaultUser() throws -> String {
         try loadConfiguration().defaultUser
     }

@@ -4,7 +4,7 @@ import ChatStore
 import JSONCodec
 import WireProtocol
 
-/// `chatfeed user create|remove|list`: the accounts that have chat lists (SPEC §2).
+/// `chatfeed user create|remove|list`: the accounts that have chat lists (docs/PROTOCOL.md, Users and sessions).
 struct UserCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user",

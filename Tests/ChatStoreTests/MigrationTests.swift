@@ -64,7 +64,7 @@ import TestSupport
 
 extension MigrationTests {
     /// A database of schema version 6 (one account: the per-user state in the chat rows)
-    /// becomes the single-user database of SPEC §10: `me` a member of every chat with its
+    /// becomes the single-user database of docs/PROTOCOL.md (Users and sessions): `me` a member of every chat with its
     /// unread count, read position, pin, list, mute and revision as they were.
     @Test func aSingleAccountDatabaseMigratesToTheUserMe() throws {
         let directory = try TemporaryDirectory()

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The CLI's users and memberships (issue 19, SPEC §6): `user create|remove|list`,
+/// The CLI's users and memberships (issue 19; README, The CLI): `user create|remove|list`,
 /// `chat create --members`, `chat add|leave|members` and `--user` on the per-user commands, each
 /// checked against the store it wrote.
 @Suite struct UserCommandTests {
