@@ -3,11 +3,11 @@ import ChatStore
 import ChatfeedEngine
 import ChatfeedGateway
 
-/// Every setting of `chatfeedd` and `chatfeed`, with its default (README, Configuration).
+/// Every setting of `chatfeedd` and `chatfeed`, with its default (docs/CONFIGURATION.md).
 ///
 /// The JSON keys of a configuration file are the property names. Each key is described once, in
 /// `ChatfeedConfiguration.table` (name, type, default, range, description), which drives reading
-/// and validating a file, writing `Config/chatfeed.json` and the README's configuration table.
+/// and validating a file, writing `Config/chatfeed.json` and docs/CONFIGURATION.md's table.
 /// The defaults are the option types' own (`EngineOptions`, `StoreOptions`, `FeedOptions`), so an
 /// embedder who builds options in code gets the values the daemon gets.
 public struct ChatfeedConfiguration: Hashable, Sendable {
@@ -122,7 +122,7 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
         return "{\n" + lines.joined(separator: ",\n") + "\n}\n"
     }
 
-    /// The README's configuration table (Markdown), generated from `table`.
+    /// docs/CONFIGURATION.md's table (Markdown), generated from `table`.
     public static var markdownTable: String {
         var text = "| key | type | default | range | meaning |\n| --- | --- | --- | --- | --- |\n"
         for key in table {

@@ -254,10 +254,9 @@ class EndToEnd(unittest.TestCase):
             print(f"\nend-to-end: {traffic.count} writes; the page applied {stats} (first page {totals})")
 
     def test_readme_example(self):
-        """The README's chatfeed.js example, run as it is (its gateway address and import path aside)."""
-        with open(os.path.join(ROOT, "README.md")) as f:
-            readme = f.read()
-        section = readme[readme.index("## The web client"):]
+        """docs/WEB.md's chatfeed.js example, run as it is (its gateway address and import path aside)."""
+        with open(os.path.join(ROOT, "docs", "WEB.md")) as f:
+            section = f.read()
         example = re.search(r"```js\n(.*?)```", section, re.S).group(1)
         example = example.replace('"./chatfeed.js"', '"/Web/chatfeed.js"')
         example = example.replace("ws://127.0.0.1:8080", self.gateway.url.replace("http://", "ws://"))

@@ -5,10 +5,10 @@ import Foundation
 import Testing
 @testable import ChatfeedConfig
 
-/// The configuration table is the one description of every key: the shipped file, the README's
+/// The configuration table is the one description of every key: the shipped file, docs/CONFIGURATION.md's
 /// table and the option types' defaults agree with it.
 ///
-/// To regenerate `Config/chatfeed.json` and the README's table after changing the table:
+/// To regenerate `Config/chatfeed.json` and docs/CONFIGURATION.md's table after changing the table:
 /// `CHATFEED_WRITE_CONFIG=1 swift test --filter ConfigurationTableTests`.
 @Suite struct ConfigurationTableTests {
     static let root: String = {
@@ -29,9 +29,9 @@ import Testing
     }
 
     @Test func theReadmeTableIsTheTable() throws {
-        let path = Self.root + "/README.md"
+        let path = Self.root + "/docs/CONFIGURATION.md"
         var text = try String(contentsOfFile: path, encoding: .utf8)
-        let start = try #require(text.range(of: Self.begin), "README.md has no '\(Self.begin)'")
+        let start = try #require(text.range(of: Self.begin), "docs/CONFIGURATION.md has no '\(Self.begin)'")
         let stop = try #require(text.range(of: Self.end, range: start.upperBound..<text.endIndex))
         let table = "\n" + ChatfeedConfiguration.markdownTable
         if Self.regenerate {
