@@ -340,8 +340,10 @@ public actor ChatClient {
         }
         var lastError = reason
         if failedConnections <= Self.maxFailedConnections {
-            for delay in [0, 50, 200, 500, 1000, 2000] {
-                try? await Task.sleep(for: .milliseconds(delay + 100 * (failedConnections - 1)))
+            let policy = transport.reconnectPolicy
+            for attempt in policy.delays.indices {
+                let wait = policy.delay(beforeAttempt: attempt, random: Double.random(in: 0..<1))
+                try? await Task.sleep(for: wait + .milliseconds(100 * (failedConnections - 1)))
                 if closed || Task.isCancelled { return }
                 do {
                     let connection = try await transport.connect()

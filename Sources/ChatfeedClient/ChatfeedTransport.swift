@@ -7,6 +7,13 @@ public protocol ChatfeedTransport: Sendable {
     /// Opens a connection. A throw means the transport cannot be opened (no executable, a
     /// database that cannot be created); the client reports it and does not retry.
     func connect() async throws -> any ChatfeedConnection
+
+    /// How the client reopens a connection that ended on its own (default: `.local`).
+    var reconnectPolicy: ReconnectPolicy { get }
+}
+
+extension ChatfeedTransport {
+    public var reconnectPolicy: ReconnectPolicy { .local }
 }
 
 /// One open connection to an engine: JSON-RPC lines in both directions (docs/PROTOCOL.md).

@@ -16,16 +16,28 @@ public struct WebSocketTransport: ChatfeedTransport {
     /// The gateway token (`chatfeed token`, or the team's sign-in service).
     public var token: String
     public var logger: Logger
+    /// `.network` by default: a gateway that restarts is waited for about a minute, and the
+    /// clients of a restarted gateway come back spread over a second.
+    public var reconnectPolicy: ReconnectPolicy
+    /// How long the gateway may take to answer the upgrade (10 s by default). A gateway that
+    /// closes the connection without answering (one shutting down as the request arrives) is
+    /// waited for this long, then the attempt fails and the next one is made.
+    public var handshakeTimeout: Duration
 
-    public init(url: String, token: String, logger: Logger = .silent("chatfeed.websocket")) {
+    public init(
+        url: String, token: String, reconnectPolicy: ReconnectPolicy = .network,
+        handshakeTimeout: Duration = .seconds(10), logger: Logger = .silent("chatfeed.websocket")
+    ) {
         self.url = url
         self.token = token
+        self.reconnectPolicy = reconnectPolicy
+        self.handshakeTimeout = handshakeTimeout
         self.logger = logger
     }
 
     /// Opens a WebSocket; throws `cannotStart` with the gateway's words when it refuses (a 401).
     public func connect() async throws -> any ChatfeedConnection {
-        try await WebSocketConnection.open(url: url, token: token, logger: logger)
+        try await WebSocketConnection.open(url: url, token: token, handshakeTimeout: handshakeTimeout, logger: logger)
     }
 }
 
@@ -90,7 +102,7 @@ public final class WebSocketConnection: ChatfeedConnection, Sendable {
     }
 
     #if canImport(Darwin)
-    static func open(url: String, token: String, logger: Logger) async throws -> WebSocketConnection {
+    static func open(url: String, token: String, handshakeTimeout: Duration, logger: Logger) async throws -> WebSocketConnection {
         guard let address = URL(string: url) else { throw ChatfeedClientError.cannotStart("'\(url)' is not a URL") }
         var request = URLRequest(url: address)
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
@@ -126,7 +138,7 @@ public final class WebSocketConnection: ChatfeedConnection, Sendable {
         return connection
     }
     #else
-    static func open(url: String, token: String, logger: Logger) async throws -> WebSocketConnection {
+    static func open(url: String, token: String, handshakeTimeout: Duration, logger: Logger) async throws -> WebSocketConnection {
         let connection = WebSocketConnection()
         var configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 26)
         configuration.additionalHeaders[.authorization] = "Bearer \(token)"
@@ -136,11 +148,23 @@ public final class WebSocketConnection: ChatfeedConnection, Sendable {
         let outgoingLines = connection.outgoingLines
         try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
             opened.set(waiter)
+            // The client of swift-websocket allows half-closed connections and waits for the
+            // upgrade's answer past the server's FIN: without this bound, a gateway that closes
+            // during the handshake leaves `connect()` waiting for good.
+            let timer = Task {
+                guard (try? await Task.sleep(for: handshakeTimeout)) != nil else { return }
+                opened.take()?.resume(throwing: ChatfeedClientError.cannotStart(
+                    "the gateway at \(url) did not answer the WebSocket upgrade within \(handshakeTimeout)"))
+            }
             Task {
+                defer { timer.cancel() }
                 do {
                     let close = try await WebSocketClient.connect(url: url, configuration: settings, logger: logger) {
                         inbound, outbound, _ in
-                        opened.take()?.resume()
+                        // Opened after the handshake timed out: nobody uses it, it closes.
+                        guard let waiter = opened.take() else { return }
+                        timer.cancel()
+                        waiter.resume()
                         try await withThrowingTaskGroup(of: Void.self) { group in
                             group.addTask {
                                 for await line in outgoingLines { try await outbound.write(.text(frameText(line))) }

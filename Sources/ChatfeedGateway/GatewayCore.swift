@@ -130,13 +130,16 @@ final class GatewayCore: Sendable {
     /// Serves one admitted WebSocket until it closes (see `GatewayConnection`).
     func serve(_ admission: Admission, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
         let started = ContinuousClock.now
-        let (id, connection) = state.withLock { state -> (Int, GatewayConnection) in
+        let (id, connection, draining) = state.withLock { state -> (Int, GatewayConnection, Bool) in
             let id = state.nextID
             state.nextID += 1
             let connection = GatewayConnection(core: self, admission: admission)
             state.open[id] = connection
-            return (id, connection)
+            return (id, connection, state.draining)
         }
+        // Admitted before the drain began but registered after it took the open connections:
+        // the drain did not see it, so it closes here, with 1012 like the others.
+        if draining { connection.shutDown() }
         metrics.connectionOpened()
         logger.info("connection opened", metadata: ["user": "\(admission.user)", "address": "\(admission.address)"])
         var reason = "closed"

@@ -3,9 +3,10 @@ import ChatfeedUIKit
 import ChatModel
 import ListDiff
 import Testing
+import TestSupport
 
 /// The adapter alone, with hand-made updates and the fake view.
-@MainActor @Suite(.timeLimit(.minutes(1))) struct AdapterTests {
+@MainActor @Suite(.hangGuard) struct AdapterTests {
     static func chat(_ id: String, revision: Int64 = 1) -> Chat {
         Chat(id: id, title: id, createdAt: 0, lastMessage: nil, lastMessageDate: 0, unread: revision - 1, revision: revision)
     }

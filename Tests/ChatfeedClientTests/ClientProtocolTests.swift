@@ -2,10 +2,11 @@ import ChatfeedClient
 import ChatModel
 import ListDiff
 import Testing
+import TestSupport
 import WireProtocol
 
 /// The client against a scripted engine: what it sends, how it reads answers, how it checks the feed.
-@Suite(.timeLimit(.minutes(1))) struct ClientProtocolTests {
+@Suite(.hangGuard) struct ClientProtocolTests {
     @Test func anErrorAnswerIsATypedErrorWithCodeMessageAndField() async throws {
         let scripted = try await ScriptedClient()
         let (client, engine) = (scripted.client, scripted.engine)

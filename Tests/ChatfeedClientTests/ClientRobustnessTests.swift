@@ -8,7 +8,7 @@ import TestSupport
 /// What a team adopting the client hit in its first week (issue 23): a subscribe racing a
 /// reconnect, calls that wait forever, a buffer of full lists, transports that fail differently,
 /// an engine that logs to stderr.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct ClientRobustnessTests {
+@Suite(.serialized, .hangGuard) struct ClientRobustnessTests {
     /// A transport over another that holds its connections (to close them under the client) and
     /// delays a connect when asked (to make the reconnect window as wide as a large store's).
     final class GatedTransport: ChatfeedTransport {

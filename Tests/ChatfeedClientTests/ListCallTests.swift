@@ -2,11 +2,12 @@ import ChatfeedClient
 import ChatModel
 import JSONCodec
 import Testing
+import TestSupport
 import WireProtocol
 
 /// The calls of lists, pins and mute, and the counters, against a scripted engine: what the client
 /// sends and how it reads the answers.
-@Suite(.timeLimit(.minutes(1))) struct ListCallTests {
+@Suite(.hangGuard) struct ListCallTests {
     static let unreadJSON = #"{"chats":2,"messages":7,"unmutedChats":1,"unmutedMessages":3}"#
     static let unread = UnreadCounters(chats: 2, messages: 7, unmutedChats: 1, unmutedMessages: 3)
 

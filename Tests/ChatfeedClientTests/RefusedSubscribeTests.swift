@@ -8,7 +8,7 @@ import TestSupport
 
 /// A subscribe answer the client refuses, over the real in-process engine: the engine had made
 /// the subscription, so the client must end it — else the engine feeds a subscription nobody reads.
-@Suite(.timeLimit(.minutes(1))) struct RefusedSubscribeTests {
+@Suite(.hangGuard) struct RefusedSubscribeTests {
     /// The in-process engine, with the results of its `feed.subscribe` answers spoiled by `spoil`
     /// (a resume's count off by one, an unreadable answer) before the client reads them.
     final class SpoilingTransport: ChatfeedTransport {

@@ -30,7 +30,7 @@ import TestSupport
         }
     }
 
-    @Test(.timeLimit(.minutes(3)), arguments: [71, 72] as [UInt64])
+    @Test(.hangGuard, arguments: [71, 72] as [UInt64])
     func resumesInEveryViewAfterWritesOfEveryKind(seed: UInt64) async throws {
         let directory = try TemporaryDirectory()
         let client = try await ChatClient(transport: InProcessTransport(database: directory.path("feed.sqlite")))

@@ -8,7 +8,7 @@ import WireProtocol
 
 /// Users through the client (docs/PROTOCOL.md, Users and sessions): the typed calls of users and
 /// memberships, and a client bound to a user, whose every per-user call acts as that user.
-@Suite(.timeLimit(.minutes(1))) struct UserClientTests {
+@Suite(.hangGuard) struct UserClientTests {
     @Test func aBoundClientSendsItsUserOnEveryPerUserCallOnly() async throws {
         let transport = ScriptedTransport()
         let client = try await ChatClient(transport: transport, user: "ann")

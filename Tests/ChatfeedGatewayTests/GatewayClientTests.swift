@@ -10,7 +10,7 @@ import TestSupport
 extension GatewaySuites {
     /// `ChatClient` over `WebSocketTransport`, and the gateway's plain HTTP endpoints.
     @Suite struct GatewayClientTests {
-        @Test(.timeLimit(.minutes(1))) func aClientMirrorsItsListOverWebSocketAndResumesAfterARestart() async throws {
+        @Test(.hangGuard) func aClientMirrorsItsListOverWebSocketAndResumesAfterARestart() async throws {
             let harness = try await GatewayHarness()
             let transport = WebSocketTransport(url: harness.url, token: try await harness.token("me"))
             let client = try await ChatClient(transport: transport)
@@ -64,6 +64,21 @@ extension GatewaySuites {
             let transport = WebSocketTransport(url: harness.url, token: "not-a-token")
             await #expect(throws: ChatfeedClientError.self) { _ = try await transport.connect() }
             try await harness.stop()
+        }
+
+        /// swift-websocket's client waits for the upgrade's answer past the server's FIN; the
+        /// transport bounds the handshake, so that a reconnect goes on to its next attempt.
+        @Test(.hangGuard) func aGatewayThatClosesDuringTheHandshakeIsAFailedAttempt() async throws {
+            let port = try RawHTTP.closeWithoutAnswering()
+            let transport = WebSocketTransport(url: "ws://127.0.0.1:\(port)/v1/feed", token: "t", handshakeTimeout: .milliseconds(500))
+            let started = ContinuousClock.now
+            await #expect {
+                _ = try await transport.connect()
+            } throws: { error in
+                guard case ChatfeedClientError.cannotStart(let reason) = error else { return false }
+                return reason.contains("did not answer the WebSocket upgrade")
+            }
+            #expect(ContinuousClock.now - started < .seconds(60))
         }
 
         @Test func healthMetricsDevTokensAndTheWebClientsFiles() async throws {
@@ -135,7 +150,7 @@ extension GatewaySuites {
     /// Many WebSocket sessions of several users at once: each one's mirror follows its own user's
     /// list through random writes, and ends equal to `chats.list`.
     @Suite struct GatewayFanOutTests {
-        @Test(.timeLimit(.minutes(1)), arguments: [7, 41]) func everySessionsMirrorEqualsItsUsersList(seed: UInt64) async throws {
+        @Test(.hangGuard, arguments: [7, 41]) func everySessionsMirrorEqualsItsUsersList(seed: UInt64) async throws {
             let users = ["ann", "bob", "cat", "dan"]
             let harness = try await GatewayHarness(users: users)
             var random = SeededGenerator(seed: seed)

@@ -189,9 +189,10 @@ final class TestSocket: @unchecked Sendable {
         throw Closed()
     }
 
-    /// The next message, nil once the connection closed; fails after 20 seconds.
+    /// The next message, nil once the connection closed; fails after 60 seconds (a wait for the
+    /// cooperative pool in a whole test run can take seconds).
     func next() async throws -> JSONValue? {
-        guard let text = try await inbox.next(timeout: .seconds(20)) else { return nil }
+        guard let text = try await inbox.next(timeout: .seconds(60)) else { return nil }
         return try JSONValue(parsing: Array(text.utf8))
     }
 

@@ -20,7 +20,7 @@ extension GatewaySuites {
             #expect(outcome.stderr.split(separator: "\n").count == 1)
         }
 
-        @Test(.timeLimit(.minutes(1))) func aListeningDaemonOutlivesStdinAndStopsOnSIGTERMWith1012() async throws {
+        @Test(.hangGuard) func aListeningDaemonOutlivesStdinAndStopsOnSIGTERMWith1012() async throws {
             let directory = try TemporaryDirectory()
             let secret = String(repeating: "k", count: 40)
             try Data(secret.utf8).write(to: directory.url.appendingPathComponent("token.secret"))

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One HTTP/1.1 request over a plain socket, read to the end of the response (or 3 seconds): what
+/// One HTTP/1.1 request over a plain socket, read to the end of the response (or 30 seconds): what
 /// a refused upgrade answers, byte for byte.
 enum RawHTTP {
     struct Response {
@@ -56,6 +56,38 @@ enum RawHTTP {
         close(socket)
     }
 
+    /// A server on a loopback port that reads one request and closes the connection without
+    /// answering (FIN), as a gateway shutting down does to a request that arrives as it quiesces.
+    /// Returns its port; it serves one connection.
+    static func closeWithoutAnswering() throws -> Int {
+        let listener = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, length) == 0 && listen(listener, 1) == 0 && getsockname(listener, $0, &length) == 0
+            }
+        }
+        guard bound else { close(listener); throw CannotConnect() }
+        Thread {
+            defer { close(listener) }
+            let client = accept(listener, nil, nil)
+            guard client >= 0 else { return }
+            var request: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while !request.suffix(4).elementsEqual("\r\n\r\n".utf8) {
+                let count = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
+                if count <= 0 { break }
+                request += buffer[0..<count]
+            }
+            close(client)
+        }.start()
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
     struct Malformed: Error { var text: String }
     struct CannotConnect: Error {}
 
@@ -72,7 +104,7 @@ enum RawHTTP {
                     $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
                 }
                 guard connected == 0 else { return done.resume(throwing: CannotConnect()) }
-                var timeout = timeval(tv_sec: 3, tv_usec: 0)
+                var timeout = timeval(tv_sec: 30, tv_usec: 0)
                 setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
                 _ = request.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, 0) }
                 var response: [UInt8] = []
@@ -81,6 +113,8 @@ enum RawHTTP {
                     let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
                     if count <= 0 { break }
                     response += buffer[0..<count]
+                    // A 101 has no body and keeps the connection: its head is the whole answer.
+                    if response.starts(with: "HTTP/1.1 101".utf8), response.suffix(4).elementsEqual("\r\n\r\n".utf8) { break }
                 }
                 done.resume(returning: response)
             }.start()

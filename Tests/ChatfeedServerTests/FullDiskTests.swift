@@ -34,7 +34,7 @@ import Glibc
         return (posted, failure)
     }
 
-    @Test(.enabled(if: SmallFileSystem.canMount, "mounts an 8 MiB tmpfs, which needs root (CI runs as root)"), .timeLimit(.minutes(1)))
+    @Test(.enabled(if: SmallFileSystem.canMount, "mounts an 8 MiB tmpfs, which needs root (CI runs as root)"), .hangGuard)
     func theLogStaysSmallWritesComeBackAndAFullDiskStillServesReads() throws {
         let disk = try SmallFileSystem(sizeMiB: 8)
         let filler = disk.path("filler")
@@ -66,7 +66,7 @@ import Glibc
         #expect(try restarted.shutDown() == .exited(0))
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.hangGuard)
     func maxDatabaseMiBCountsTheLog() throws {
         let directory = try TemporaryDirectory()
         let config = try directory.write("config.json", #"{"maxDatabaseMiB": 4}"#)
