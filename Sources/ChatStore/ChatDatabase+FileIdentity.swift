@@ -22,10 +22,10 @@ extension ChatDatabase {
     /// What every write transaction checks first: the store can write, and its file is still
     /// the one at `path`.
     func checkCanWrite() throws(ChatStoreError) {
-        if openedOnFullDisk {
+        if !reopenForWritingIfSpaceFreed() {
             throw .storageFull(
                 path: path,
-                detail: "the disk was full when the database was opened, so it was opened for reading only; restart once space is freed")
+                detail: "the disk was full when the database was opened, so it was opened for reading only; writes resume once space is freed")
         }
         try checkFileIdentity()
     }

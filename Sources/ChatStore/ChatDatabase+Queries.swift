@@ -78,9 +78,12 @@ extension ChatDatabase {
         }
     }
 
-    /// `PRAGMA data_version`: changes whenever another connection commits to the file.
+    /// `PRAGMA data_version`: changes whenever another connection commits to the file — and when
+    /// the store reopened its file (a full disk's store that found room), since the connection it
+    /// had before saw none of the other processes' commits.
     public func dataVersion() throws -> Int64 {
-        try db.cachedStatement("PRAGMA data_version").fetchValue(Int64.self) ?? 0
+        let version = try db.cachedStatement("PRAGMA data_version").fetchValue(Int64.self) ?? 0
+        return version &+ Int64(reopenings) << 48
     }
 
     /// Every chat of `user`, list by list (`archive`, then `main`), each in list order, as the

@@ -10,9 +10,11 @@ import SQLite
 ///
 /// Not Sendable: a store belongs to one owner for its whole life, like its connection.
 public final class ChatDatabase {
-    let db: Database
-    /// The statements of the event path, prepared once.
-    let statements: PreparedStatements
+    /// The connection; replaced once, by a read-write one, when a store opened on a full disk
+    /// finds space again (`reopenForWritingIfSpaceFreed()`).
+    private(set) var db: Database
+    /// The statements of the event path, prepared once per connection.
+    private(set) var statements: PreparedStatements
     public let path: String
     public let options: StoreOptions
     /// Called inside a group-commit transaction just before it commits (tests use it to stop a
@@ -23,9 +25,14 @@ public final class ChatDatabase {
     /// The file opened at `path` (nil for an in-memory or temporary database): writes stop when
     /// `path` no longer names it (`checkFileIdentity()`).
     let fileIdentity: FileIdentity?
-    /// True when the disk was full at open: the store was opened read-only (immutable) to serve
-    /// reads, and every write fails as storage full until the store is opened again.
-    public let openedOnFullDisk: Bool
+    /// True while the store runs on the read-only (immutable) connection it opened on a full
+    /// disk: reads are served, and each write first tries to open the file for writing again
+    /// (at most once a second), failing as storage full until there is room.
+    public private(set) var openedOnFullDisk: Bool
+    /// When the last try to open a full disk's store for writing was made.
+    var lastReopenTry: ContinuousClock.Instant?
+    /// How many times the store opened its file again (0 or 1).
+    var reopenings = 0
 
     /// Opens the store at `path`, creating the file when it is missing and migrating its schema.
     /// Read-only, a database on read-only media (a read-only directory or mount, where SQLite
@@ -64,6 +71,26 @@ public final class ChatDatabase {
             try configure(immutable, path: path, options: readOnly)
             return (immutable, true)
         }
+    }
+
+    /// For a store opened on a full disk: opens the file for writing again when there is room
+    /// now, and from then on the store is an ordinary read-write one (it sees other processes'
+    /// writes again). Tries at most once a second; returns whether the store can write. Every
+    /// write calls it first; a reader that wants to see other processes' writes calls it too.
+    @discardableResult
+    public func reopenForWritingIfSpaceFreed() -> Bool {
+        guard openedOnFullDisk else { return true }
+        let now = ContinuousClock.now
+        if let last = lastReopenTry, now - last < .seconds(1) { return false }
+        lastReopenTry = now
+        guard let (writable, onFullDisk) = try? Self.open(path: path, options: options), !onFullDisk,
+              let prepared = try? PreparedStatements(writable) else { return false }
+        // The old statements are finalized before their connection closes.
+        statements = prepared
+        db = writable
+        openedOnFullDisk = false
+        reopenings += 1
+        return true
     }
 
     private static func hasNoContent(_ path: String) -> Bool {

@@ -594,6 +594,11 @@ final class Engine: @unchecked Sendable {
     /// Picks up commits of other processes: cheap when there are none (one PRAGMA).
     private func lookForOtherWriters() {
         do {
+            // Opened on a full disk, the store sees no other process's commit until it can
+            // open the file for writing again (the data version then changes).
+            if store.openedOnFullDisk, store.reopenForWritingIfSpaceFreed() {
+                logger.notice("space was freed: the database is open for writing again", metadata: ["database": "\(options.databasePath)"])
+            }
             let version = try store.dataVersion()
             guard version != lastDataVersion else { return }
             if catchUp() { lastDataVersion = version }

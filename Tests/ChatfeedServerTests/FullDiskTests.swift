@@ -9,7 +9,8 @@ import Glibc
 #endif
 
 /// A nearly full disk (issue 22): the write-ahead log never takes the room a checkpoint needs,
-/// writes come back once some space is freed, and a daemon starts and serves reads on a full disk.
+/// writes come back once some space is freed, and a daemon starts and serves reads on a full disk
+/// and writes again, without a restart, once space is freed.
 @Suite struct FullDiskTests {
     static func post(_ daemon: Daemon, chat: String, id: String, at sentAt: Int64, text: String) -> JSONValue {
         daemon.post("message.post", [
@@ -63,6 +64,24 @@ import Glibc
         #expect(try restarted.call("chats.list")["total"] == 2)
         let refused = try restarted.request("chat.create", ["chat": "new", "title": "N"]).failure
         #expect(refused?.code == -32004, "\(String(describing: refused))")
+
+        // Space freed: without a restart, another process's write reaches the daemon's
+        // subscription, and the daemon writes again.
+        _ = try restarted.call("feed.subscribe", [:])
+        let seen = restarted.notificationCount
+        try disk.resize(sizeMiB: 16)
+        let other = try ChatDatabase(path: disk.path("chatfeed.sqlite"))
+        _ = try other.apply(.createChat(id: "from-another-process", title: "A", createdAt: 50))
+        try restarted.waitForNotifications(beyond: seen, timeout: 30)
+        #expect(restarted.notifications(from: seen).contains { "\($0)".contains("from-another-process") })
+        var answer: RPCFailure? = nil
+        for _ in 0..<50 {
+            answer = try restarted.request("chat.create", ["chat": "new", "title": "N"]).failure
+            if answer == nil { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        #expect(answer == nil, "still refused after freeing the space: \(String(describing: answer))")
+        #expect(try restarted.call("chats.list")["total"] == 4)
         #expect(try restarted.shutDown() == .exited(0))
     }
 

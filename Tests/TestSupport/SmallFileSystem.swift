@@ -35,6 +35,12 @@ public final class SmallFileSystem: @unchecked Sendable {
         try Self.run("/bin/mount", ["-o", "remount,ro", mountPoint])
     }
 
+    /// Gives the file system a new size (`mount -o remount,size=…`): room that appears
+    /// without deleting anything.
+    public func resize(sizeMiB: Int) throws {
+        try Self.run("/bin/mount", ["-o", "remount,size=\(sizeMiB)m", mountPoint])
+    }
+
     /// Fills what space is left with the file `name`.
     public func fill(_ name: String = "filler") {
         guard let handle = FileHandle(forWritingAtPath: path(name)) ?? {
