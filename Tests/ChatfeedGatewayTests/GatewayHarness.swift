@@ -54,7 +54,8 @@ final class GatewayHarness: @unchecked Sendable {
     {
         let gateway = Gateway(engine: engine, options: options, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [gateway], logger: logger))
-        let running = Task { try await group.run() }
+        // The server's tasks on threads of their own: a whole test run keeps the pool busy.
+        let running = Task(executorPreference: DedicatedExecutor.shared) { try await group.run() }
         return (gateway, group, running, await gateway.boundPort())
     }
 
@@ -126,7 +127,7 @@ final class TestSocket: @unchecked Sendable {
         var configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 24)
         if let token { configuration.additionalHeaders[.authorization] = "Bearer \(token)" }
         configuration.autoPing = .disabled
-        let closed = Task {
+        let closed = Task(executorPreference: DedicatedExecutor.shared) {
             defer { inbox.finish(); opened.continuation.finish() }
             return try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inbound, outbound, _ in
                 opened.continuation.yield()
