@@ -6,6 +6,7 @@ import NIOHTTP1
 import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 import NIOWebSocket
+import ServiceLifecycle
 import Synchronization
 @_spi(WSInternal) import WSCore
 
@@ -36,7 +37,7 @@ struct GatewayChannel: ServerChildChannel, HTTPChannelHandler {
             // What the upgrade decided, for the handlers that build the result.
             let decision = UpgradeDecision()
             // A connection admitted and then closed gives its slot back, even when its upgrade
-            // never completes (a client reset while the 101 is written leaves `handle` waiting).
+            // never completes (the close may come before `handle` learns the upgrade's outcome).
             channel.closeFuture.whenComplete { _ in
                 if case .success(let admission)? = decision.result { admission.slot.release() }
             }
@@ -63,11 +64,17 @@ struct GatewayChannel: ServerChildChannel, HTTPChannelHandler {
                 },
                 upgradePipelineHandler: { channel, _ in
                     channel.eventLoop.makeCompletedFuture {
-                        let webSocket = try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(
-                            wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
                         guard case .success(let admission) = decision.result else {
                             preconditionFailure("an upgrade without an admission")
                         }
+                        // The heartbeat sees each frame before the session's reader does.
+                        var heartbeatLogger = logger
+                        heartbeatLogger[metadataKey: "user"] = "\(admission.user)"
+                        heartbeatLogger[metadataKey: "address"] = "\(admission.address)"
+                        try channel.pipeline.syncOperations.addHandler(
+                            GatewayHeartbeat(interval: core.options.pingInterval, logger: heartbeatLogger))
+                        let webSocket = try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(
+                            wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
                         return UpgradeResult.webSocket(webSocket, admission, logger)
                     }
                 }
@@ -92,6 +99,12 @@ struct GatewayChannel: ServerChildChannel, HTTPChannelHandler {
             pipeline.enableErrorHandling = false
             pipeline.enableResponseHeaderValidation = false
             let result = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: pipeline)
+            // A client that has not sent its whole request within two ping intervals is gone (or
+            // holding a descriptor on purpose): closed, as a silent WebSocket is.
+            let requestDeadline = channel.eventLoop.scheduleTask(in: core.options.pingInterval * 2) {
+                channel.close(promise: nil)
+            }
+            result.whenComplete { _ in requestDeadline.cancel() }
             return Value(upgradeResult: result, channel: channel, decision: decision)
         }
     }
@@ -103,7 +116,14 @@ struct GatewayChannel: ServerChildChannel, HTTPChannelHandler {
             if case .success(let admission)? = value.decision.result { admission.slot.release() }
         }
         do {
-            switch try await value.upgradeResult.get() {
+            // A connection still sending its request when the server stops is closed: its upgrade
+            // fails, and `handle` ends (else the server's shutdown waited for that client).
+            let upgrade = try await withGracefulShutdownHandler {
+                try await value.upgradeResult.get()
+            } onGracefulShutdown: { [channel = value.channel] in
+                channel.close(promise: nil)
+            }
+            switch upgrade {
             case .notUpgraded(let http):
                 await handleHTTP(asyncChannel: http, logger: logger)
             case .refused(let http, let refusal):
@@ -113,7 +133,8 @@ struct GatewayChannel: ServerChildChannel, HTTPChannelHandler {
                 _ = try? await WebSocketHandler.handle(
                     type: .server,
                     configuration: .init(
-                        extensions: [], autoPing: .enabled(timePeriod: .seconds(core.options.pingIntervalSeconds)),
+                        // The gateway's own heartbeat pings (GatewayHeartbeat).
+                        extensions: [], autoPing: .disabled,
                         closeTimeout: .seconds(5), validateUTF8: true, maxFrameSize: core.maxFrameBytes),
                     asyncChannel: webSocket,
                     context: GatewayWebSocketContext(logger: logger),

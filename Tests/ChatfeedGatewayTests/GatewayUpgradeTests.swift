@@ -1,0 +1,84 @@
+import ChatfeedGateway
+import Foundation
+import Testing
+
+extension GatewaySuites {
+    /// Connections that never finish their upgrade request: they neither hold the server's
+    /// shutdown nor a descriptor for good.
+    @Suite struct GatewayUpgradeTests {
+        /// A TCP connection to `port` that sent `partial` (maybe nothing) and waits.
+        final class SilentClient: @unchecked Sendable {
+            let socket: Int32
+
+            init(port: Int, partial: String) {
+                socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                var address = sockaddr_in()
+                address.sin_family = sa_family_t(AF_INET)
+                address.sin_port = in_port_t(UInt16(port).bigEndian)
+                address.sin_addr.s_addr = inet_addr("127.0.0.1")
+                let connected = withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                }
+                #expect(connected == 0)
+                if !partial.isEmpty { _ = Array(partial.utf8).withUnsafeBytes { send(socket, $0.baseAddress, $0.count, 0) } }
+            }
+
+            /// Whether the server closed the connection within `seconds` (read on a thread of its own).
+            func closedByServer(within seconds: Int) async -> Bool {
+                await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
+                    Thread { [socket] in
+                        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+                        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                        var buffer = [UInt8](repeating: 0, count: 256)
+                        while true {
+                            let count = recv(socket, &buffer, buffer.count, 0)
+                            if count > 0 { continue }  // an answer (none is expected): read on to the close
+                            done.resume(returning: count == 0 || errno == ECONNRESET)
+                            return
+                        }
+                    }.start()
+                }
+            }
+
+            deinit { close(socket) }
+        }
+
+        static let partialRequest = "GET /v1/feed HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+
+        /// Before, the server's shutdown waited on such connections until their clients left.
+        @Test func aShutdownClosesConnectionsThatNeverSentTheirRequest() async throws {
+            let harness = try await GatewayHarness()  // pingIntervalSeconds 30: no deadline meanwhile
+            let silent = SilentClient(port: harness.port, partial: "")
+            let partial = SilentClient(port: harness.port, partial: Self.partialRequest)
+            let socket = try await harness.connect("me")
+            _ = try await socket.result("server.version")
+            try await Task.sleep(for: .milliseconds(200))
+            let started = ContinuousClock.now
+            // Should the shutdown wait for these clients, they leave after 20 s (the test fails, and ends).
+            let watchdog = Task { [silent, partial] in
+                try await Task.sleep(for: .seconds(20))
+                shutdown(silent.socket, Int32(SHUT_RDWR))
+                shutdown(partial.socket, Int32(SHUT_RDWR))
+            }
+            try await harness.stop()
+            watchdog.cancel()
+            let took = ContinuousClock.now - started
+            #expect(took < .seconds(15), "the shutdown waited \(took) for clients that never sent their request")
+            #expect(await silent.closedByServer(within: 1))
+            #expect(await partial.closedByServer(within: 1))
+        }
+
+        @Test func aConnectionThatDoesNotFinishItsRequestWithinTwoPingIntervalsIsClosed() async throws {
+            let harness = try await GatewayHarness { $0.pingIntervalSeconds = 0.5 }
+            let silent = SilentClient(port: harness.port, partial: "")
+            let partial = SilentClient(port: harness.port, partial: Self.partialRequest)
+            #expect(await silent.closedByServer(within: 10))
+            #expect(await partial.closedByServer(within: 10))
+            // A complete upgrade is not cut by that deadline.
+            let socket = try await harness.connect("me")
+            try await Task.sleep(for: .seconds(1.5))
+            _ = try await socket.result("server.version")
+            try await harness.stop()
+        }
+    }
+}
