@@ -3,14 +3,16 @@ import Foundation
 import JSONCodec
 import NIOWebSocket
 import Testing
+import TestSupport
 
 extension GatewaySuites {
     /// The heartbeat (docs/GATEWAY.md, Close codes): a ping every `pingIntervalSeconds`; a ping
     /// not answered within two intervals closes the connection with 1001. A client that stops
     /// reading its socket for less than that stays connected and catches up.
     @Suite struct GatewayHeartbeatTests {
-        /// The test's client answers pings and resumes reading from the cooperative pool, which a
-        /// whole run keeps busy: a pause of 1.5 intervals leaves it half an interval (1 s) to spare.
+        /// A pause of 1.5 intervals leaves half an interval (1 s) to spare. The tests' bodies and
+        /// clients run on `DedicatedExecutor`, not on the cooperative pool that a whole run keeps
+        /// busy, so that a pause lasts what it says and a client answers pings on time.
         static let interval = 2.0
 
         /// Makes `reader` stop reading its socket (after the batch of a chat `writer` creates)
@@ -40,47 +42,51 @@ extension GatewaySuites {
             }
         }
 
-        @Test func aClientPausedForUnderTwoIntervalsStaysAndCatchesUp() async throws {
-            let harness = try await GatewayHarness { $0.pingIntervalSeconds = Self.interval }
-            let reader = try await harness.connect("me")
-            let writer = try await harness.connect("me")
-            _ = try await reader.result("feed.subscribe", ["limit": 100, "maxInFlight": 1000])
-            // An idle client answers the pings and stays.
-            try await Task.sleep(for: .seconds(Self.interval * 2.5))
-            _ = try await reader.result("server.version")
-            // Three pauses of 1.5 intervals, each at another phase of the pings (one interval
-            // without a pong, the old rule, closed such a client at least one time in two).
-            var chats = 0
-            for _ in 0..<3 {
-                try await Self.pause(reader, for: 1.5 * Self.interval, writer: writer, chats: &chats, more: 5)
-                try await Self.catchUp(reader, to: chats)
+        @Test(.hangGuard) func aClientPausedForUnderTwoIntervalsStaysAndCatchesUp() async throws {
+            try await withTaskExecutorPreference(DedicatedExecutor.shared) {
+                let harness = try await GatewayHarness { $0.pingIntervalSeconds = Self.interval }
+                let reader = try await harness.connect("me")
+                let writer = try await harness.connect("me")
+                _ = try await reader.result("feed.subscribe", ["limit": 100, "maxInFlight": 1000])
+                // An idle client answers the pings and stays.
+                try await Task.sleep(for: .seconds(Self.interval * 2.5))
                 _ = try await reader.result("server.version")
+                // Three pauses of 1.5 intervals, each at another phase of the pings (one interval
+                // without a pong, the old rule, closed such a client at least one time in two).
+                var chats = 0
+                for _ in 0..<3 {
+                    try await Self.pause(reader, for: 1.5 * Self.interval, writer: writer, chats: &chats, more: 5)
+                    try await Self.catchUp(reader, to: chats)
+                    _ = try await reader.result("server.version")
+                }
+                // Every batch came, in order; the writer was never delayed or closed either.
+                let seqs = reader.notifications.filter { $0["method"] == .string("feed.batch") }.compactMap { $0["params"]?["seq"]?.int64Value }
+                #expect(seqs == Array(1...Int64(seqs.count)))
+                _ = try await writer.result("server.version")
+                try await harness.stop()
             }
-            // Every batch came, in order; the writer was never delayed or closed either.
-            let seqs = reader.notifications.filter { $0["method"] == .string("feed.batch") }.compactMap { $0["params"]?["seq"]?.int64Value }
-            #expect(seqs == Array(1...Int64(seqs.count)))
-            _ = try await writer.result("server.version")
-            try await harness.stop()
         }
 
-        @Test func aClientPausedForThreeIntervalsIsClosedWith1001() async throws {
-            // Late scheduling only lengthens the pause: a shorter interval is safe here (the
-            // writer still answers its pings within two).
-            let interval = Self.interval / 2
-            let harness = try await GatewayHarness { $0.pingIntervalSeconds = interval }
-            let reader = try await harness.connect("me")
-            let writer = try await harness.connect("me")
-            _ = try await reader.result("feed.subscribe", ["limit": 100, "maxInFlight": 1000])
-            var chats = 0
-            try await Self.pause(reader, for: 4.5 * interval, writer: writer, chats: &chats, more: 3)
-            // What was sent before the close is read, then the close.
-            while let message = try await reader.next() { reader.keep(message) }
-            let close = try #require(try await reader.closeFrame())
-            #expect(close.closeCode == .goingAway)
-            #expect(close.reason?.contains("pong") == true)
-            // The other connection, which answered its pings, stays.
-            _ = try await writer.result("server.version")
-            try await harness.stop()
+        @Test(.hangGuard) func aClientPausedForThreeIntervalsIsClosedWith1001() async throws {
+            try await withTaskExecutorPreference(DedicatedExecutor.shared) {
+                // Late scheduling only lengthens the pause: a shorter interval is safe here (the
+                // writer still answers its pings within two).
+                let interval = Self.interval / 2
+                let harness = try await GatewayHarness { $0.pingIntervalSeconds = interval }
+                let reader = try await harness.connect("me")
+                let writer = try await harness.connect("me")
+                _ = try await reader.result("feed.subscribe", ["limit": 100, "maxInFlight": 1000])
+                var chats = 0
+                try await Self.pause(reader, for: 4.5 * interval, writer: writer, chats: &chats, more: 3)
+                // What was sent before the close is read, then the close.
+                while let message = try await reader.next() { reader.keep(message) }
+                let close = try #require(try await reader.closeFrame())
+                #expect(close.closeCode == .goingAway)
+                #expect(close.reason?.contains("pong") == true)
+                // The other connection, which answered its pings, stays.
+                _ = try await writer.result("server.version")
+                try await harness.stop()
+            }
         }
     }
 }
