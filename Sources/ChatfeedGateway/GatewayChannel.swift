@@ -67,6 +67,7 @@ struct GatewayChannel: ServerChildChannel, HTTPChannelHandler {
                         guard case .success(let admission) = decision.result else {
                             preconditionFailure("an upgrade without an admission")
                         }
+                        core.track(channel)
                         // The heartbeat sees each frame before the session's reader does.
                         var heartbeatLogger = logger
                         heartbeatLogger[metadataKey: "user"] = "\(admission.user)"

@@ -2,6 +2,7 @@ import ChatfeedEngine
 import Foundation
 import HTTPTypes
 import Logging
+import NIOCore
 import NIOHTTP1
 import Synchronization
 import WSCore
@@ -47,6 +48,8 @@ final class GatewayCore: Sendable {
         var nextID = 1
     }
     private let state = Mutex(State())
+    /// Every WebSocket's channel while it is open, for the last step of a shutdown.
+    private let channels = Mutex<[ObjectIdentifier: any Channel]>([:])
 
     init(engine: ChatEngine, options: GatewayOptions, tokens: GatewayTokens, logger: Logger, metrics: GatewayMetrics) {
         self.engine = engine
@@ -179,9 +182,35 @@ final class GatewayCore: Sendable {
             logger.warning("connections still open after the shutdown grace: cut", metadata: ["connections": "\(connectionCount)"])
             for connection in state.withLock({ Array($0.open.values) }) { connection.cut() }
         }
+        // Each WebSocket's socket closes with its close handshake; one whose client stopped
+        // reading never takes the close frame (nor a cut connection's last lines), and would hold
+        // the server's stop until the heartbeat gives up on it: a second more, then it is closed.
+        let socketsDeadline = ContinuousClock.now + .seconds(1)
+        while connectionCount > 0 || channels.withLock({ !$0.isEmpty }), ContinuousClock.now < socketsDeadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        closeEveryChannel()
     }
 
     var isDraining: Bool { state.withLock { $0.draining } }
+
+    /// Keeps a WebSocket's `channel` until it closes: a shutdown closes those that outlive its
+    /// grace.
+    func track(_ channel: any Channel) {
+        let key = ObjectIdentifier(channel)
+        channels.withLock { $0[key] = channel }
+        channel.closeFuture.whenComplete { [self] _ in _ = channels.withLock { $0.removeValue(forKey: key) } }
+    }
+
+    /// Closes every connection's socket: what was pending on them fails, and every task that
+    /// waited on them (a write to a client that stopped reading, say) ends, so that the server
+    /// can stop.
+    private func closeEveryChannel() {
+        let open = channels.withLock { Array($0.values) }
+        guard !open.isEmpty else { return }
+        logger.warning("WebSockets still open after the shutdown grace: their sockets closed", metadata: ["sockets": "\(open.count)"])
+        for channel in open { channel.close(promise: nil) }
+    }
 
     // MARK: URIs
 

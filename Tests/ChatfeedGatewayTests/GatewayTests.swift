@@ -145,6 +145,24 @@ extension GatewaySuites {
             try await harness.stop()
         }
 
+        /// A client that stops reading while the gateway has far more to send than the sockets
+        /// hold: the shutdown cuts it after the grace and closes its socket, and ends.
+        @Test(.hangGuard) func aShutdownEndsWhileAClientNeverReadsItsLines() async throws {
+            let harness = try await GatewayHarness { $0.shutdownGraceSeconds = 1 }
+            let writer = try await harness.connect("me")
+            for index in 0..<100 {
+                _ = try await writer.result("chat.create", ["chat": .string("c\(index)"), "title": .string(String(repeating: "t", count: 250)), "createdAt": .integer(index)])
+            }
+            let stuck = try await harness.connect("me")
+            _ = try await stuck.result("server.version")
+            stuck.stopReading()
+            for id in 1...600 { stuck.send(TestSocket.request(id: 1000 + id, "chats.list", ["limit": 100])) }
+            try await Task.sleep(for: .milliseconds(500))
+            let started = ContinuousClock.now
+            try await harness.stop()
+            #expect(ContinuousClock.now - started < .seconds(30))
+        }
+
         @Test func aGracefulShutdownSendsThePendingLinesAndCloses1012() async throws {
             let harness = try await GatewayHarness()
             let sockets = try await [harness.connect("me"), harness.connect("me"), harness.connect("me")]
