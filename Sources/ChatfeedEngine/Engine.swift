@@ -611,20 +611,22 @@ final class Engine: @unchecked Sendable {
     }
 
     /// Up to this many live users, a catch-up reads each one's changes directly; beyond, it
-    /// reads which memberships changed first and then only the users among them who are live.
+    /// reads the changes of every live user the log names at once (`changesByUser`), which
+    /// skips the members who are not live.
     static let directCatchUpUsers = 4
 
     /// Applies every change logged since the last one seen to the live lists of each user it
     /// touched, and sends the batches. Returns false when the change log could not be read (the
     /// next look retries).
     ///
-    /// Each live user's changes come from one read (`changes(after:user:)`): the chats as that
-    /// user sees them, in commit order. When another process commits between two users' reads,
-    /// the later read may already hold its changes: the catch-up then goes on from the earliest
-    /// sequence read, and a chat read again changes nothing in a list that already shows it.
+    /// Each live user's changes are the chats as that user sees them, in commit order. Up to
+    /// `directCatchUpUsers`, each user's come from one read (`changes(after:user:)`); when
+    /// another process commits between two users' reads, the later read may already hold its
+    /// changes: the catch-up then goes on from the earliest sequence read, and a chat read again
+    /// changes nothing in a list that already shows it.
     ///
     /// - Complexity: O(entries after the last sequence) per live user up to
-    ///   `directCatchUpUsers`; beyond, O(memberships changed) plus one read per live user touched.
+    ///   `directCatchUpUsers`; beyond, O(entries + memberships they name), once.
     @discardableResult
     private func catchUp() -> Bool {
         do {
@@ -648,13 +650,12 @@ final class Engine: @unchecked Sendable {
                     if notifications.isEmpty { notifications = applied } else { notifications.append(contentsOf: applied) }
                 }
             } else {
-                let (memberships, seen) = try store.changedMemberships(after: lastSequence)
+                // One read of the log for every live user it names (a read per user cost
+                // 100–200 µs per member list with 1,000 users online: Results/gateway.md).
+                let (byUser, seen) = try store.changesByUser(after: lastSequence, wanted: feed.isLive)
                 latest = seen
-                var touched = Set<String>()
-                for membership in memberships where feed.isLive(membership.user) && touched.insert(membership.user).inserted {
-                    let (changes, seen) = try store.changes(after: lastSequence, user: membership.user)
-                    latest = min(latest, seen)
-                    notifications.append(contentsOf: feed.apply(changes, of: membership.user))
+                for (user, changes) in byUser {
+                    notifications.append(contentsOf: feed.apply(changes, of: user))
                 }
             }
             guard latest > lastSequence else { return true }

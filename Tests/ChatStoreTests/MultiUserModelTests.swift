@@ -90,6 +90,9 @@ import TestSupport
             }
             let latest = try store.latestChangeSequence()
             var left: [MembershipChange] = []
+            let byUser = try store.changesByUser(after: sequence) { _ in true }
+            #expect(byUser.latestSequence == latest)
+            #expect(Set(byUser.changes.map(\.user)).count == byUser.changes.count, "\(context): a user twice")
             for user in Self.userIDs {
                 let (chats, _) = try store.allChats(of: user)
                 let expected = model.all(user: user)
@@ -123,6 +126,15 @@ import TestSupport
                         #expect(changes.contains { $0.chatID == chat.id && $0.chat == chat }, "\(context): \(user)'s \(chat.id) not logged")
                         #expect(chat.revision > sequence)
                     }
+                }
+                // The changes of every user at once are this user's: the same rows in the same
+                // order, and the chats left (not the chats of others' lists this user never held).
+                let combined = byUser.changes.first { $0.user == user }?.changes ?? []
+                #expect(combined.filter { $0.chat != nil } == changes.filter { $0.chat != nil }, "\(context): \(user)'s changes at once")
+                let leftAtOnce = Set(combined.filter { $0.chat == nil }.map(\.chatID))
+                #expect(leftAtOnce.isSubset(of: Set(changes.filter { $0.chat == nil }.map(\.chatID))), "\(context): \(user)")
+                for id in before.keys where !chats.contains(where: { $0.id == id }) {
+                    #expect(leftAtOnce.contains(id), "\(context): \(user) left \(id), not in the changes at once")
                 }
                 for id in before.keys where !chats.contains(where: { $0.id == id }) {
                     #expect(changes.contains { $0.chatID == id && $0.chat == nil }, "\(context): \(user) left \(id) unlogged")
