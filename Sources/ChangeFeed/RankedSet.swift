@@ -115,12 +115,17 @@ public struct RankedSet<Element: Comparable> {
         }
         var elements = sorted.makeIterator()
         var previous: Element? = nil
+        // The elements the estimate still promises: a block that holds the last of them is
+        // allocated to their number, not to the load factor (a list of 10 chats takes 10 slots
+        // per view, not 256: most of a user's live index at gateway sizes).
+        var promised = estimate
         while true {
+            let capacity = promised > 0 && promised < blockSize ? promised : blockSize
             // Each block is filled from its end, greatest last in, so that it is in descending
             // order without a second pass; a short last block is moved to the buffer's start.
-            let block = [Element](unsafeUninitializedCapacity: blockSize) { buffer, initializedCount in
+            let block = [Element](unsafeUninitializedCapacity: capacity) { buffer, initializedCount in
                 let base = buffer.baseAddress!
-                var free = blockSize
+                var free = capacity
                 while free > 0, let element = elements.next() {
                     if let previous {
                         precondition(previous < element, "RankedSet(sorted:): elements must be strictly increasing")
@@ -129,16 +134,19 @@ public struct RankedSet<Element: Comparable> {
                     free -= 1
                     (base + free).initialize(to: element)
                 }
-                if free > 0 { base.moveInitialize(from: base + free, count: blockSize - free) }
-                initializedCount = blockSize - free
+                if free > 0 { base.moveInitialize(from: base + free, count: capacity - free) }
+                initializedCount = capacity - free
             }
+            promised = Swift.max(promised - block.count, 0)
             guard let greatest = block.first else { break }
             maxes.append(greatest)
             blocks.append(block)
-            if block.count < blockSize { break }
+            // A full block of the load factor, or of the promised rest (more may follow when the
+            // estimate was short), goes on; a block that found fewer is the last.
+            if block.count < capacity { break }
         }
         sizes = blocks.map(\.count)
-        _count = blocks.count == 0 ? 0 : (blocks.count - 1) * blockSize + blocks[blocks.count - 1].count
+        _count = sizes.reduce(0, +)
         rebuildTree()
     }
 

@@ -263,6 +263,38 @@ private func referenceRemove<E: Comparable>(_ reference: inout [E], _ element: E
         expectMatches(set, Array(lazy))
     }
 
+    /// A block that holds the last elements the estimate promised is allocated to their number;
+    /// a sequence that holds more than it promised still loads whole, and mutates correctly.
+    @Test(arguments: [0, 1, 3, 10, 300, 1_000])
+    func bulkLoadWithAShortEstimate(promised: Int) {
+        for (size, blockSize) in [(10, 256), (300, 256), (1_000, 256), (1_000, 4), (9, 4)] {
+            let elements = Array(0..<size).map { $0 * 2 }
+            var set = RankedSet(sorted: ShortEstimate(elements: elements, promised: min(promised, size)), blockSize: blockSize)
+            var reference = elements
+            expectMatches(set, reference)
+            var rng = SeededGenerator(seed: UInt64(size + promised))
+            for _ in 0..<200 {
+                let value = Int.random(in: -3...(size * 2 + 3), using: &rng)
+                if Bool.random(using: &rng) {
+                    #expect(set.insert(value) == referenceInsert(&reference, value))
+                } else {
+                    #expect(set.remove(value) == referenceRemove(&reference, value))
+                }
+            }
+            expectMatches(set, reference)
+        }
+    }
+
+    @Test func aShortListTakesTheSlotsItNeedsNotTheLoadFactor() {
+        // Ten elements, exactly promised: one block of about ten slots (the allocator may round
+        // up), not 256.
+        let ten = RankedSet(sorted: Array(0..<10), blockSize: 256)
+        #expect(ten.blockCapacities.count == 1 && ten.blockCapacities[0] < 32, "\(ten.blockCapacities)")
+        // A long list's blocks are of the load factor, its last one of what is left.
+        let long = RankedSet(sorted: Array(0..<600), blockSize: 256)
+        #expect(long.blockCapacities.count == 3 && long.blockCapacities[2] < 128, "\(long.blockCapacities)")
+    }
+
     @Test func bulkLoadRejectsUnsortedInput() async {
         await #expect(processExitsWith: .failure) {
             _ = RankedSet(sorted: [1, 3, 2])
@@ -374,4 +406,12 @@ private func referenceRemove<E: Comparable>(_ reference: inout [E], _ element: E
         expectMatches(set, reference)
         #expect(set.count == keysByID.count)
     }
+}
+
+/// A sequence whose `underestimatedCount` is `promised`, whatever it holds.
+private struct ShortEstimate: Sequence {
+    var elements: [Int]
+    var promised: Int
+    var underestimatedCount: Int { promised }
+    func makeIterator() -> IndexingIterator<[Int]> { elements.makeIterator() }
 }
