@@ -237,6 +237,7 @@ struct ClientStats {
     var closes: [Int: Int] = [:]
     var attempts: [Int: Int] = [:]
     var afterResume: [Int: Int] = [:]
+    var structuralAfterResume: [Int: Int] = [:]
     var histogram: [Int: Int] = [:]
     var lastBatchAfterClear: UInt64 = 0
     var givenUp = 0, verified = 0, mismatched = 0, resubscribeResets = 0
@@ -268,6 +269,7 @@ struct ClientStats {
             for (k, v) in pairs(f["closes"]) { closes[k, default: 0] += v }
             for (k, v) in pairs(f["attempts"]) { attempts[k, default: 0] += v }
             for (k, v) in pairs(f["afterResume"]) { afterResume[k, default: 0] += v }
+            for (k, v) in pairs(f["structuralAfterResume"]) { structuralAfterResume[k, default: 0] += v }
             for (k, v) in pairs(f["hist"]) { histogram[k, default: 0] += v }
             if first.isEmpty, let text = f["first"], !text.isEmpty { first = text }
         }
@@ -299,6 +301,8 @@ final class PostWriter: @unchecked Sendable {
     private let stopFlag = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     let written = Atomic<Int>(0)
+    /// Members of the chats posted to, summed: the member lists each post reaches.
+    let deliveries = Atomic<Int>(0)
 
     init(daemon: GatewayDaemon, groups: [[Int]], rate: Int, firstPost: Int, seed: UInt64) {
         let thread = Thread { [self] in
@@ -318,6 +322,7 @@ final class PostWriter: @unchecked Sendable {
                     lines.append(10)
                     n += 1
                     self.written.add(1, ordering: .relaxed)
+                    self.deliveries.add(groups[c].count, ordering: .relaxed)
                 }
                 if !lines.isEmpty, !daemon.process.write(lines) { break }
                 let next = start + tick * 5_000_000
@@ -413,8 +418,8 @@ func gatewayFanout(_ o: GatewayLoadOptions) throws {
         through stdin; \(o.workers ?? 1) client process(es); \(ProcessInfo.processInfo.activeProcessorCount) cores
         uptime before: \(uptimeText())
 
-        | posts/s asked | posts/s written | member-list batches/s | p50 write→received | p99 | max | daemon CPU | CPU per batch | resets | closes |
-        |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+        | posts/s asked | posts/s written | member lists reached/s | member-list batches/s | p50 write→received | p99 | max | daemon CPU | CPU per batch | resets | closes |
+        |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
         """)
     var postNumber = 0
     for rate in o.rates {
@@ -424,9 +429,11 @@ func gatewayFanout(_ o: GatewayLoadOptions) throws {
         _ = try askAll(workers, "clear")
         let cpu0 = daemon.process.cpuSeconds() ?? 0
         let written0 = writer.written.load(ordering: .relaxed)
+        let deliveries0 = writer.deliveries.load(ordering: .relaxed)
         let t0 = nowNanoseconds()
         sleepNanoseconds(UInt64(o.seconds * 1e9))
         let written = writer.written.load(ordering: .relaxed) - written0
+        let deliveries = writer.deliveries.load(ordering: .relaxed) - deliveries0
         let elapsed = Double(nowNanoseconds() - t0) / 1e9
         writer.stop()
         postNumber += writer.written.load(ordering: .relaxed)
@@ -435,7 +442,7 @@ func gatewayFanout(_ o: GatewayLoadOptions) throws {
         let stats = ClientStats(try askAll(workers, "stats"))
         let cpu = (daemon.process.cpuSeconds() ?? 0) - cpu0
         let seconds = max(elapsed, Double(stats.lastBatchAfterClear) / 1e9)
-        print("| \(grouped(rate)) | \(grouped(Int(Double(written) / elapsed))) | \(grouped(Int(Double(stats.batches) / seconds))) | \(format(stats.percentile(50))) ms | \(format(stats.percentile(99))) ms | \(format(stats.percentile(100))) ms | \(format(cpu / seconds * 100, 0))% | \(format(cpu / Double(max(stats.batches, 1)) * 1e6, 1)) µs | \(stats.resets) | \(stats.closeText) |")
+        print("| \(grouped(rate)) | \(grouped(Int(Double(written) / elapsed))) | \(grouped(Int(Double(deliveries) / elapsed))) | \(grouped(Int(Double(stats.batches) / seconds))) | \(format(stats.percentile(50))) ms | \(format(stats.percentile(99))) ms | \(format(stats.percentile(100))) ms | \(format(cpu / seconds * 100, 0))% | \(format(cpu / Double(max(stats.batches, 1)) * 1e6, 1)) µs | \(stats.resets) | \(stats.closeText) |")
         if stats.errors > 0 || daemon.errors.load(ordering: .relaxed) > 0 { print("errors: clients \(stats.errors), daemon \(daemon.errors.load(ordering: .relaxed)) — \(stats.first)") }
         sleepNanoseconds(1_000_000_000)
     }
@@ -529,6 +536,7 @@ func gatewayStall(_ o: GatewayLoadOptions) throws {
         | at the end of the stall | \(grouped(rssEnd)) KiB |
         | posts written (whole run) | \(grouped(posted)) |
         | notifications per client after reading again (count: clients) | \(after.afterResume.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")) |
+        | … of which structural (count: clients) | \(after.structuralAfterResume.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")) |
         | resets after reading again / before | \(after.resets) / \(before.resets) |
         | closes, ends without close (whole run) | \(after.closeText), \(after.ends) |
         | connections open at the end | \(grouped(after.open)) of \(grouped(users)) |

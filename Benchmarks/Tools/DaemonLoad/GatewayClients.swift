@@ -61,7 +61,10 @@ private final class Connection {
     var rows: [(id: String, revision: Int64)] = []
     var attempts = 0
     var reconnectAt: UInt64 = 0
+    /// When the connect or the subscribe under way began (monotonic ns).
+    var startedAt: UInt64 = 0
     var notificationsSinceResume = 0
+    var structuralSinceResume = 0
     var verified = false
     var resumedAt: UInt64 = 0
     var verifiedAt: UInt64 = 0
@@ -78,6 +81,7 @@ private let textMarker = Array(#""text":"t"#.utf8)
 private let subscriptionMarker = Array(#""subscription":""#.utf8)
 private let seqMarker = Array(#""seq":"#.utf8)
 private let errorMarker = Array(#""error":"#.utf8)
+private let pureUpdateMarker = Array(#""deletes":[],"inserts":[],"moves":[],"#.utf8)
 
 /// The offset of `pattern` (not empty) in `bytes` from `start`, or nil.
 /// - Complexity: O(n × m) at worst; memchr finds the candidates.
@@ -126,6 +130,9 @@ final class GatewayClients {
     private var paused = false
     private var commandBuffer: [UInt8] = []
     private var lastReconnectScan: UInt64 = 0
+    private var lastTimeoutScan: UInt64 = 0
+    /// An upgrade or a subscribe not answered within this is a failure.
+    private let timeoutNanoseconds: UInt64 = 15_000_000_000
 
     // Counters (`clear` zeroes them).
     private var batches = 0
@@ -226,7 +233,10 @@ final class GatewayClients {
             reply("paused")
         case "resume":
             paused = false
-            for connection in connections { connection.notificationsSinceResume = 0 }
+            for connection in connections {
+                connection.notificationsSinceResume = 0
+                connection.structuralSinceResume = 0
+            }
             for connection in connections where connection.state == .open || connection.state == .upgrading { readable(connection) }
             reply("resumed")
         case "stats":
@@ -279,6 +289,22 @@ final class GatewayClients {
             inProgress += 1
             subscribe(connection)
         }
+        if inProgress > 0, nowNanoseconds() >= lastTimeoutScan + 200_000_000 {
+            let now = nowNanoseconds()
+            lastTimeoutScan = now
+            for connection in connections where connection.startedAt + timeoutNanoseconds < now {
+                if connection.state == .connecting || connection.state == .upgrading {
+                    close(connection.fd); connection.fd = -1; inProgress -= 1
+                    failed(connection, "no upgrade within 15 s")
+                } else if connection.subscribeSent && !connection.subscribed {
+                    connection.subscribeSent = false
+                    inProgress -= 1
+                    errors += 1
+                    if firstError.isEmpty { firstError = "\(connection.user): no subscribe response within 15 s" }
+                    if pendingCommand == "subscribe" { subscribeFailed += 1 }
+                }
+            }
+        }
         if pendingCommand == "connect", connectQueue.isEmpty, inProgress == 0 {
             pendingCommand = nil
             reply("connected ok=\(connectedOK) failed=\(connectFailed) first=\(firstFailure.replacingOccurrences(of: " ", with: "_"))")
@@ -316,6 +342,7 @@ final class GatewayClients {
         }
         guard rc == 0 || errno == EINPROGRESS else { close(fd); return failed(connection, "connect: \(String(cString: strerror(errno)))") }
         connection.fd = fd
+        connection.startedAt = nowNanoseconds()
         connection.state = .connecting
         connection.input.removeAll()
         connection.fragments.removeAll()
@@ -424,6 +451,7 @@ final class GatewayClients {
 
     private func subscribe(_ connection: Connection) {
         connection.subscribeSent = true
+        connection.startedAt = nowNanoseconds()
         var params = #""limit":\#(options.limit),"maxInFlight":\#(options.maxInFlight)"#
         if options.model && connection.everSubscribed {
             params += #","known":["# + connection.rows.map { #"{"id":"\#($0.id)","revision":\#($0.revision)}"# }.joined(separator: ",") + "]"
@@ -527,6 +555,7 @@ final class GatewayClients {
         let isBatch = payload.starts(with: batchPrefix)
         if isBatch || payload.starts(with: resetPrefix) {
             connection.notificationsSinceResume += 1
+            if isBatch && find(pureUpdateMarker, in: payload) == nil { connection.structuralSinceResume += 1 }
             let now = nowNanoseconds()
             if isBatch { batches += 1 } else { resets += 1 }
             lastBatchAt = now
