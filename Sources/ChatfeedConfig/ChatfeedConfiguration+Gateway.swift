@@ -8,7 +8,7 @@ extension ChatfeedConfiguration {
         let (host, port) = try GatewayOptions.parseListenAddress(listen)
         return GatewayOptions(
             host: host, port: port, tokenSecret: try GatewayOptions.readSecret(file: tokenSecretFile),
-            pingIntervalSeconds: pingIntervalSeconds, maxConnections: maxConnections, devTokens: devTokens,
+            pingIntervalSeconds: Double(pingIntervalSeconds), maxConnections: maxConnections, devTokens: devTokens,
             webRoot: webRoot)
     }
 }

@@ -47,7 +47,7 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
     public var defaultUser = engine.defaultUser
     public var idleUserIndexSeconds = engine.idleUserIndexSeconds
     public var tokenSecretFile = GatewayOptions.defaultTokenSecretFile
-    public var pingIntervalSeconds = GatewayOptions.defaultPingIntervalSeconds
+    public var pingIntervalSeconds = Int(GatewayOptions.defaultPingIntervalSeconds)
     public var maxConnections = GatewayOptions.defaultMaxConnections
     public var devTokens = GatewayOptions.defaultDevTokens
     public var webRoot = GatewayOptions.defaultWebRoot
@@ -104,7 +104,7 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
         .string("tokenSecretFile", \.tokenSecretFile,
                 "the gateway's (`chatfeedd --listen`) HS256 token secret, in a file (surrounding whitespace trimmed); a gateway without a readable one refuses to start"),
         .integer("pingIntervalSeconds", \.pingIntervalSeconds, 1...3600,
-                 "the gateway pings every WebSocket this often; one whose pong has not come by the next ping is closed (1001)"),
+                 "the gateway pings every WebSocket this often; a ping not answered within twice this (by a pong or any other frame) closes the connection (1001), so a client may stop reading for up to two intervals"),
         .integer("maxConnections", \.maxConnections, 1...1_000_000,
                  "the most WebSocket connections the gateway holds; one more is HTTP 503"),
         .boolean("devTokens", \.devTokens,

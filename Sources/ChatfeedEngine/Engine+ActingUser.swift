@@ -12,7 +12,9 @@ extension Engine {
     static let knownUsersLimit = 4096
 
     /// The user `request` acts as: a trusted session's `user` param (the configured
-    /// `defaultUser` when absent), or a user session's own user.
+    /// `defaultUser` when absent), or a user session's own user (not looked up: the cache of
+    /// known users serves trusted sessions only, so that any number of gateway users never
+    /// makes it start over and commit the pending writes early).
     ///
     /// - Throws: −32602 for an invalid `user`, −32007 forbidden when a user session names
     ///   another user, −32001 not found when a method that acts as a user names one who does not
@@ -29,7 +31,12 @@ extension Engine {
                     right: "act as another user",
                     reason: "this session acts as '\(own)' only; it may not act as '\(requested)' (leave out 'user')"))
             }
-            user = own
+            // Its user existed when it connected (the token's `sub` was checked); a removal since
+            // is marked on the session (`userRemoved(_:)`), so no lookup is needed.
+            if session.userRemoved, WireMethod(rawValue: request.method)?.takesActingUser == true {
+                throw RPCError(ChatError.notFound(kind: "user", id: own))
+            }
+            return own
         }
         if WireMethod(rawValue: request.method)?.takesActingUser == true, !(try userExists(user)) {
             throw RPCError(ChatError.notFound(kind: "user", id: user))
@@ -74,8 +81,10 @@ extension Engine {
         try checkRights(command, of: user)  // Engine+Rights.swift
     }
 
-    /// Forgets a user removed by a committed write.
+    /// Forgets a user removed by a committed write, and marks their user sessions.
+    /// - Complexity: O(s) for s open sessions (removals are rare).
     func userRemoved(_ user: String) {
         knownUsers.remove(user)
+        for session in sessions.values where session.identity == .user(user) { session.userRemoved = true }
     }
 }

@@ -10,7 +10,21 @@ import WireProtocol
 // own state, and the store finds a chat U is not in not found); its own subscriptions;
 // `server.version`. Anything else is −32007 naming the right; a chat U is not in — and a message
 // in one — is −32001 not found, so that U does not learn that it exists. Nothing changes on a
-// refusal.
+// refusal. Ids are the clients' own, so a taken id cannot be hidden: `chat.create` of an existing
+// chat and `message.post` with a taken message id are conflicts (−32002), but the conflict a user
+// session gets names nothing of the other chat (`shown(to:for:)`).
+
+extension ChatError {
+    /// The error as a session of `identity` is told it, for a write of `event`: a user session's
+    /// post with a message id taken elsewhere is a conflict that says only that the id is taken
+    /// (the store's conflict names the other message's chat, sender, date and whether its text
+    /// differs: a trusted session gets that).
+    func shown(to identity: SessionIdentity, for event: ChatEvent) -> ChatError {
+        guard case .user = identity, case .conflict = self, case .postMessage(let message) = event else { return self }
+        return .conflict(
+            "message '\(message.id)' already exists with other content: message ids are unique across all chats; a retried post repeats the chat, text and sentAt of the first, a new message needs a new id")
+    }
+}
 
 extension WireCommand {
     /// The command as a session of `identity` runs it: a chat a user session creates always has
@@ -73,7 +87,9 @@ extension Engine {
                 commitPendingWrites()
                 owner = try lookUp { try store.messageOwner(id: id) }
             }
-            guard let owner, try isMember(user, of: owner.chat) else {
+            // Another user's deleted message is gone for this session; its own passes, so that a
+            // retried delete is `{}` as for a trusted session (and an edit of it not found, by the store).
+            guard let owner, !(owner.isDeleted && owner.sender != user), try isMember(user, of: owner.chat) else {
                 throw RPCError(ChatError.notFound(kind: "message", id: id))
             }
             if owner.sender != user {

@@ -30,7 +30,7 @@ final class Engine: @unchecked Sendable {
     private let feed: UserFeeds
     private let queue: InputQueue
     /// The open sessions, by id.
-    private var sessions: [Int: Session] = [:]
+    private(set) var sessions: [Int: Session] = [:]
     /// The session of each subscription.
     private var subscriptionOwners: [String: Session] = [:]
     /// Sessions whose requests wait for their output to drain.
@@ -558,7 +558,8 @@ final class Engine: @unchecked Sendable {
                         flushOutputBuffer(to: write.session)
                     }
                 case .failure(let error):
-                    respond(id: write.id, error: RPCError(error), isNotification: write.id == nil, method: write.method, to: write.session)
+                    let shown = error.shown(to: write.session.identity, for: event)
+                    respond(id: write.id, error: RPCError(shown), isNotification: write.id == nil, method: write.method, to: write.session)
                 }
             }
         }
@@ -764,6 +765,9 @@ final class Session {
     var inputEnded = false
     /// Its reader is gone: what it sent is still handled, the answers are dropped.
     var readerGone = false
+    /// A user session whose user `user.remove` removed: its requests that act as its user are
+    /// −32001 (user not found) from then on.
+    var userRemoved = false
 
     init(_ record: SessionRecord, maxLineBytes: Int) {
         id = record.id

@@ -63,11 +63,17 @@ struct GatewayChannel: ServerChildChannel, HTTPChannelHandler {
                 },
                 upgradePipelineHandler: { channel, _ in
                     channel.eventLoop.makeCompletedFuture {
-                        let webSocket = try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(
-                            wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
                         guard case .success(let admission) = decision.result else {
                             preconditionFailure("an upgrade without an admission")
                         }
+                        // The heartbeat sees each frame before the session's reader does.
+                        var heartbeatLogger = logger
+                        heartbeatLogger[metadataKey: "user"] = "\(admission.user)"
+                        heartbeatLogger[metadataKey: "address"] = "\(admission.address)"
+                        try channel.pipeline.syncOperations.addHandler(
+                            GatewayHeartbeat(interval: core.options.pingInterval, logger: heartbeatLogger))
+                        let webSocket = try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(
+                            wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
                         return UpgradeResult.webSocket(webSocket, admission, logger)
                     }
                 }
@@ -113,7 +119,8 @@ struct GatewayChannel: ServerChildChannel, HTTPChannelHandler {
                 _ = try? await WebSocketHandler.handle(
                     type: .server,
                     configuration: .init(
-                        extensions: [], autoPing: .enabled(timePeriod: .seconds(core.options.pingIntervalSeconds)),
+                        // The gateway's own heartbeat pings (GatewayHeartbeat).
+                        extensions: [], autoPing: .disabled,
                         closeTimeout: .seconds(5), validateUTF8: true, maxFrameSize: core.maxFrameBytes),
                     asyncChannel: webSocket,
                     context: GatewayWebSocketContext(logger: logger),

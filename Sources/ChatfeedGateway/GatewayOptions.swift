@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 
 /// Everything a gateway needs to run (docs/PROTOCOL.md, The gateway; README, The gateway). The
 /// daemon fills it from the configuration (`ChatfeedConfiguration.gatewayOptions`); an embedder
@@ -10,9 +11,9 @@ public struct GatewayOptions: Sendable {
     public var port: Int
     /// The HS256 secret tokens are signed with.
     public var tokenSecret: [UInt8]
-    /// A ping every this many seconds; a connection whose pong has not come by the next ping is
-    /// closed (1001).
-    public var pingIntervalSeconds: Int
+    /// A ping every this many seconds (fractions allowed); a ping not answered (by a pong or any
+    /// other frame) within twice this closes the connection (1001).
+    public var pingIntervalSeconds: Double
     /// The most WebSocket connections at once; one more is HTTP 503.
     public var maxConnections: Int
     /// Serve `GET /dev/token?user=U` (development only).
@@ -22,7 +23,7 @@ public struct GatewayOptions: Sendable {
     /// The longest a shutdown waits for a connection to take its last lines before it is cut.
     public var shutdownGraceSeconds: Double
 
-    public static let defaultPingIntervalSeconds = 30
+    public static let defaultPingIntervalSeconds = 30.0
     public static let defaultMaxConnections = 10_000
     public static let defaultDevTokens = false
     public static let defaultWebRoot = "Web"
@@ -31,7 +32,7 @@ public struct GatewayOptions: Sendable {
 
     public init(
         host: String = "127.0.0.1", port: Int, tokenSecret: [UInt8],
-        pingIntervalSeconds: Int = defaultPingIntervalSeconds, maxConnections: Int = defaultMaxConnections,
+        pingIntervalSeconds: Double = defaultPingIntervalSeconds, maxConnections: Int = defaultMaxConnections,
         devTokens: Bool = defaultDevTokens, webRoot: String? = defaultWebRoot,
         shutdownGraceSeconds: Double = defaultShutdownGraceSeconds
     ) {
@@ -43,6 +44,11 @@ public struct GatewayOptions: Sendable {
         self.devTokens = devTokens
         self.webRoot = webRoot
         self.shutdownGraceSeconds = shutdownGraceSeconds
+    }
+
+    /// `pingIntervalSeconds` as a time amount (at least a millisecond).
+    var pingInterval: TimeAmount {
+        .nanoseconds(max(1_000_000, Int64((pingIntervalSeconds * 1e9).rounded())))
     }
 
     /// `HOST:PORT` (`[::1]:8080` for IPv6) as host and port.

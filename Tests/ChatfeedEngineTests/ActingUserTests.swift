@@ -1,5 +1,6 @@
 import ChatfeedEngine
 import Foundation
+import Synchronization
 import JSONCodec
 import Testing
 import TestSupport
@@ -86,5 +87,89 @@ import WireProtocol
         _ = try await backend.result("user.create", ["user": "zoe", "createdAt": 1])
         _ = try await backend.result("chat.create", ["chat": "z", "title": "Z", "createdAt": 1])
         #expect(try await backend.result("chat.members", ["chat": "z"]) == ["members": ["zoe"]])
+    }
+
+    /// A user session's user is not looked up (the token's user was checked when it connected):
+    /// the first requests of 100 users that arrive together share group commits. (Looked up,
+    /// each was a miss of the known-users cache that committed the writes before it: 100 groups
+    /// of one; past 4,096 users the cache started over and that went on for good.)
+    @Test func firstWritesOfManyUsersShareGroupCommits() async throws {
+        let directory = try TemporaryDirectory()
+        let engine = try Self.engine(directory)
+        defer { engine.stop(); engine.waitUntilStopped() }
+        let backend = SessionClient(engine.openInProcessSession())
+        let users = (0..<100).map { "u\($0)" }
+        for user in users { _ = try await backend.result("user.create", ["user": .string(user)]) }
+        _ = try await backend.result("chat.create", [
+            "chat": "all", "title": "All", "createdAt": 1, "members": .array(users.map { .string($0) }),
+        ])
+        let sessions = users.map { SessionClient(engine.openInProcessSession(identity: .user($0))) }
+        // The engine thread waits inside the observer while every post arrives.
+        let observer = HoldingObserver()
+        engine.observer = observer
+        observer.hold()
+        #expect(backend.session.send(SessionClient.line(id: 900, "chat.rename", ["chat": "all", "title": "Renamed"])))
+        await observer.waitUntilHolding()
+        for (index, session) in sessions.enumerated() {
+            #expect(session.session.send(SessionClient.line(
+                id: 1, "message.post", ["chat": "all", "id": .string("p\(index)"), "text": "hi", "sentAt": .integer(Int64(10 + index))])))
+        }
+        observer.release()
+        for session in sessions { #expect(try await session.response(to: 1)["result"]?["duplicate"] == .bool(false)) }
+        let groups = observer.groups.dropFirst()  // the rename's
+        #expect(groups.reduce(0, +) == 100)
+        #expect(groups.count <= 10, "100 posts of 100 users took \(groups.count) group commits: \(groups)")
+    }
+
+    /// `user.remove` of a user with an open user session: that session's requests that act as
+    /// its user are −32001 (user not found) from then on; the others (`server.version`) go on.
+    @Test func aRemovedUsersSessionFindsItsUserGone() async throws {
+        let directory = try TemporaryDirectory()
+        let engine = try Self.engine(directory)
+        defer { engine.stop(); engine.waitUntilStopped() }
+        let backend = SessionClient(engine.openInProcessSession())
+        _ = try await backend.result("user.create", ["user": "bob"])
+        let bob = SessionClient(engine.openInProcessSession(identity: .user("bob")))
+        _ = try await bob.result("chat.create", ["chat": "b", "title": "B", "createdAt": 1])
+        _ = try await backend.result("user.remove", ["user": "bob"])
+        for (method, params) in [("chats.list", [:]), ("chat.create", ["chat": "c", "title": "C"]), ("feed.subscribe", [:])] as [(String, JSONObject)] {
+            let gone = try await bob.call(method, params)
+            #expect(gone["error"]?["code"] == .integer(-32001), "\(method): \(gone)")
+            #expect(gone["error"]?["message"]?.stringValue?.contains("user") == true)
+        }
+        _ = try await bob.result("server.version")
+        #expect(try await backend.result("chats.list")["total"] == .integer(0))
+    }
+}
+
+/// Counts group commits, and holds the engine thread in the first one after `hold()` until
+/// `release()`.
+private final class HoldingObserver: EngineObserver, @unchecked Sendable {
+    private let state = Mutex<(armed: Bool, groups: [Int])>((false, []))
+    private let holding = DispatchSemaphore(value: 0)
+    private let released = DispatchSemaphore(value: 0)
+
+    var groups: [Int] { state.withLock { $0.groups } }
+
+    func hold() { state.withLock { $0.armed = true } }
+    func release() { released.signal() }
+
+    func waitUntilHolding() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread { [holding] in holding.wait(); done.resume() }.start()
+        }
+    }
+
+    func groupCommitted(writes: Int, duration: Duration) {
+        let armed = state.withLock { state in
+            defer { state.armed = false }
+            if state.armed { state.groups = [] }
+            state.groups.append(writes)
+            return state.armed
+        }
+        if armed {
+            holding.signal()
+            released.wait()
+        }
     }
 }

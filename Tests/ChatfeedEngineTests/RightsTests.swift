@@ -131,6 +131,45 @@ import TestSupport
         #expect(try await trusted.result("messages.list", ["chat": "bc"])["items"]?.arrayValue?.first?["text"] == "hi")
     }
 
+    /// A message id taken in a chat the user is not in: the conflict names nothing of that chat
+    /// (its id, the sender, the date, whether the text differs); a trusted session gets the
+    /// detail; nothing is written; an exact retry of the session's own post is a duplicate.
+    @Test func aTakenMessageIdIsAConflictThatNamesNothingOfTheOtherChat() async throws {
+        let directory = try TemporaryDirectory()
+        let (engine, trusted, ann) = try await Self.setUp(directory)
+        defer { engine.stop(); engine.waitUntilStopped() }
+        let taken = try await ann.call("message.post", ["chat": "ab", "id": "m3", "sender": "ann", "text": "other", "sentAt": 11])
+        #expect(Self.code(taken) == .integer(-32002))
+        let told = try #require(taken["error"]?["message"]?.stringValue)
+        #expect(told.contains("'m3'"))
+        for secret in ["'bc'", "bob", "10", "another text"] { #expect(!told.contains(secret), "\(secret) in: \(told)") }
+        let detailed = try await trusted.call("message.post", ["chat": "ab", "id": "m3", "sender": "ann", "text": "other", "sentAt": 11])
+        #expect(detailed["error"]?["message"]?.stringValue?.contains("chat 'bc'") == true)
+        let ab = try await trusted.result("messages.list", ["chat": "ab"])
+        #expect(ab["items"]?.arrayValue?.compactMap { $0["id"]?.stringValue }.sorted() == ["m1", "m2"])
+        _ = try await ann.result("message.post", ["chat": "ab", "id": "a1", "sender": "ann", "text": "mine", "sentAt": 20])
+        let retried = try await ann.result("message.post", ["chat": "ab", "id": "a1", "text": "mine", "sentAt": 20])
+        #expect(retried["duplicate"] == .bool(true))
+    }
+
+    /// A retried delete of the session's own message is answered as a trusted session's is;
+    /// another user's deleted message stays out of reach (not found), and so does editing one's
+    /// own deleted message.
+    @Test func aRetriedDeleteOfItsOwnMessageIsAnsweredAsForATrustedSession() async throws {
+        let directory = try TemporaryDirectory()
+        let (engine, trusted, ann) = try await Self.setUp(directory)
+        defer { engine.stop(); engine.waitUntilStopped() }
+        let first = try await ann.call("message.delete", ["id": "m1"])
+        let again = try await ann.call("message.delete", ["id": "m1"])
+        _ = try await trusted.result("message.delete", ["id": "m2"])
+        let trustedAgain = try await trusted.call("message.delete", ["id": "m2"])
+        #expect(first["result"] != nil)
+        #expect(again["result"] == trustedAgain["result"], "\(again)")
+        #expect(Self.code(try await ann.call("message.delete", ["id": "m2"])) == Self.notFound)
+        #expect(Self.code(try await ann.call("message.edit", ["id": "m1", "text": "back"])) == Self.notFound)
+        #expect(try await trusted.result("messages.list", ["chat": "ab"])["items"]?.arrayValue?.isEmpty == true)
+    }
+
     @Test func createsChatsAddsMembersAndRemovesOnlyItself() async throws {
         let directory = try TemporaryDirectory()
         let (engine, trusted, ann) = try await Self.setUp(directory)
