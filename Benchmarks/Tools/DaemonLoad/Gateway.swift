@@ -238,6 +238,7 @@ struct ClientStats {
     var attempts: [Int: Int] = [:]
     var afterResume: [Int: Int] = [:]
     var structuralAfterResume: [Int: Int] = [:]
+    var patterns: [String: Int] = [:]
     var histogram: [Int: Int] = [:]
     var lastBatchAfterClear: UInt64 = 0
     var givenUp = 0, verified = 0, mismatched = 0, resubscribeResets = 0
@@ -270,6 +271,10 @@ struct ClientStats {
             for (k, v) in pairs(f["attempts"]) { attempts[k, default: 0] += v }
             for (k, v) in pairs(f["afterResume"]) { afterResume[k, default: 0] += v }
             for (k, v) in pairs(f["structuralAfterResume"]) { structuralAfterResume[k, default: 0] += v }
+            for pair in (f["patterns"] ?? "").split(separator: ",") {
+                let p = pair.split(separator: ":")
+                if p.count == 2, let n = Int(p[1]) { patterns[String(p[0]), default: 0] += n }
+            }
             for (k, v) in pairs(f["hist"]) { histogram[k, default: 0] += v }
             if first.isEmpty, let text = f["first"], !text.isEmpty { first = text }
         }
@@ -513,15 +518,21 @@ func gatewayStall(_ o: GatewayLoadOptions) throws {
     let pauseStart = nowNanoseconds()
     var peak = rss0
     var samples: [Int] = []
-    while Double(nowNanoseconds() - pauseStart) / 1e9 < o.stallSeconds {
-        sleepNanoseconds(1_000_000_000)
+    // Posts flow for all but the last second of the pause, so that every commit is sent (or
+    // coalesced) when the clients read again, exactly `stallSeconds` after they stopped.
+    var stopped = false
+    while Double(nowNanoseconds() - pauseStart) / 1e9 < o.stallSeconds - 0.05 {
+        sleepNanoseconds(min(1_000_000_000, UInt64(max(0, o.stallSeconds * 1e9 - Double(nowNanoseconds() - pauseStart)))))
+        if !stopped, Double(nowNanoseconds() - pauseStart) / 1e9 >= o.stallSeconds - 1.01 {
+            writer.stop()
+            stopped = true
+        }
         let rss = daemon.rssKiB
         peak = max(peak, rss)
         samples.append(rss)
     }
-    writer.stop()
+    if !stopped { writer.stop() }
     let posted = writer.written.load(ordering: .relaxed)
-    sleepNanoseconds(1_000_000_000)
     let rssEnd = daemon.rssKiB
     _ = try askAll(workers, "clear")
     _ = try askAll(workers, "resume")
@@ -533,10 +544,11 @@ func gatewayStall(_ o: GatewayLoadOptions) throws {
         |---|---:|
         | daemon VmRSS when the readers stopped | \(grouped(rss0)) KiB |
         | peak during the \(Int(o.stallSeconds)) s (sampled each second) | \(grouped(peak)) KiB (**+\(format(Double(peak - rss0) / 1024, 1)) MiB**) |
-        | at the end of the stall | \(grouped(rssEnd)) KiB |
+        | at the end of the stall (posts stopped 1 s before it) | \(grouped(rssEnd)) KiB |
         | posts written (whole run) | \(grouped(posted)) |
         | notifications per client after reading again (count: clients) | \(after.afterResume.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")) |
         | … of which structural (count: clients) | \(after.structuralAfterResume.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")) |
+        | their kinds in order (S structural, U pure updates, R reset: clients) | \(after.patterns.sorted { $0.value > $1.value }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")) |
         | resets after reading again / before | \(after.resets) / \(before.resets) |
         | closes, ends without close (whole run) | \(after.closeText), \(after.ends) |
         | connections open at the end | \(grouped(after.open)) of \(grouped(users)) |

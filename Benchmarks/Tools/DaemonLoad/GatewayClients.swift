@@ -65,6 +65,8 @@ private final class Connection {
     var startedAt: UInt64 = 0
     var notificationsSinceResume = 0
     var structuralSinceResume = 0
+    /// The kinds of the first notifications after `resume`: S structural batch, U pure updates, R reset.
+    var kindsSinceResume = ""
     var verified = false
     var resumedAt: UInt64 = 0
     var verifiedAt: UInt64 = 0
@@ -236,6 +238,7 @@ final class GatewayClients {
             for connection in connections {
                 connection.notificationsSinceResume = 0
                 connection.structuralSinceResume = 0
+                connection.kindsSinceResume = ""
             }
             for connection in connections where connection.state == .open || connection.state == .upgrading { readable(connection) }
             reply("resumed")
@@ -269,6 +272,8 @@ final class GatewayClients {
             "attempts=\(attemptCounts.map { "\($0.key):\($0.value)" }.joined(separator: ","))",
             "givenUp=\(givenUp)", "verified=\(verifiedOK)", "mismatched=\(verifiedBad)",
             "resubscribeResets=\(resubscribeResets)", "maxVerifiedAt=\(maxVerifiedAt)",
+            "structuralAfterResume=\(Dictionary(grouping: connections, by: { min($0.structuralSinceResume, 9) }).map { "\($0.key):\($0.value.count)" }.joined(separator: ","))",
+            "patterns=\(Dictionary(grouping: connections, by: { $0.kindsSinceResume.isEmpty ? "-" : $0.kindsSinceResume }).map { "\($0.key):\($0.value.count)" }.joined(separator: ","))",
             "afterResume=\(Dictionary(grouping: connections, by: { min($0.notificationsSinceResume, 9) }).map { "\($0.key):\($0.value.count)" }.joined(separator: ","))",
         ]
         fields.append("hist=" + latencyBuckets.indices.filter { latencyBuckets[$0] > 0 }.map { "\($0):\(latencyBuckets[$0])" }.joined(separator: ","))
@@ -555,7 +560,9 @@ final class GatewayClients {
         let isBatch = payload.starts(with: batchPrefix)
         if isBatch || payload.starts(with: resetPrefix) {
             connection.notificationsSinceResume += 1
-            if isBatch && find(pureUpdateMarker, in: payload) == nil { connection.structuralSinceResume += 1 }
+            let structural = isBatch && find(pureUpdateMarker, in: payload) == nil
+            if structural { connection.structuralSinceResume += 1 }
+            if connection.kindsSinceResume.count < 8 { connection.kindsSinceResume += !isBatch ? "R" : structural ? "S" : "U" }
             let now = nowNanoseconds()
             if isBatch { batches += 1 } else { resets += 1 }
             lastBatchAt = now
