@@ -147,9 +147,21 @@ final class GatewayDaemon: @unchecked Sendable {
 
     var rssKiB: Int { process.statusKiB("VmRSS") ?? 0 }
 
-    /// SIGTERM, then waits for the exit.
+    /// SIGTERM, then waits for the exit; after 30 s, says so on stderr and sends SIGKILL (a
+    /// shutdown that hangs is a finding, not a reason to leave a daemon behind).
     func stop() {
         process.terminate()
+        let deadline = nowNanoseconds() + 30_000_000_000
+        var status: Int32 = 0
+        while waitpid(process.pid, &status, WNOHANG) == 0 {
+            if nowNanoseconds() > deadline {
+                note("chatfeedd \(process.pid) did not exit 30 s after SIGTERM: SIGKILL (its log: \(process.stderrPath))")
+                kill(process.pid, SIGKILL)
+                break
+            }
+            sleepNanoseconds(50_000_000)
+        }
+        process.closeInput()
         _ = process.wait()
         done.wait()
     }
