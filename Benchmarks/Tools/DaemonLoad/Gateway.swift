@@ -400,9 +400,14 @@ func startWorkers(_ o: GatewayLoadOptions, count: Int, workers: Int, limit: Int,
     }
 }
 
-func expect(_ lines: [String], _ key: String, equals total: Int, _ what: String) throws {
-    let sum = lines.reduce(0) { $0 + (Int(fields($1)[key] ?? "") ?? 0) }
-    guard sum == total else { throw BenchError("\(what): \(sum) of \(total): \(lines.joined(separator: " | "))") }
+/// Asks every worker `command` (connect, subscribe), checks that all `count` connections
+/// answered ok, and returns the seconds it took.
+func stage(_ workers: [ClientWorker], _ command: String, count: Int) throws -> Double {
+    let start = nowNanoseconds()
+    let lines = try askAll(workers, command)
+    let ok = lines.reduce(0) { $0 + (Int(fields($1)["ok"] ?? "") ?? 0) }
+    guard ok == count else { throw BenchError("\(command): \(ok) of \(count): \(lines.joined(separator: " | "))") }
+    return Double(nowNanoseconds() - start) / 1e9
 }
 
 // MARK: Scenarios
@@ -427,8 +432,8 @@ func gatewayFanout(_ o: GatewayLoadOptions) throws {
     let daemon = try GatewayDaemon(options: o, config: config)
     let workers = try startWorkers(o, count: users, workers: o.workers ?? 1, limit: limit, maxInFlight: maxInFlight, secret: secret)
     defer { for w in workers { w.quit() }; daemon.stop() }
-    try expect(askAll(workers, "connect"), "ok", equals: users, "connected")
-    try expect(askAll(workers, "subscribe"), "ok", equals: users, "subscribed")
+    _ = try stage(workers, "connect", count: users)
+    _ = try stage(workers, "subscribe", count: users)
     print("""
         gateway fanout: \(grouped(users)) users online, one WebSocket each with a top-\(limit) window of main (maxInFlight \(maxInFlight)); \
         \(grouped(chats)) chats of Zipf sizes (the k-th: max(2, \(users) ÷ k) members; mean \(format(meanSize, 1))); posts for uniformly random chats \
@@ -481,16 +486,10 @@ func gatewayIdle(_ o: GatewayLoadOptions) throws {
     print("uptime before: \(uptimeText())")
     sleepNanoseconds(1_000_000_000)
     let rss0 = daemon.rssKiB
-    let t0 = nowNanoseconds()
-    let connected = try askAll(workers, "connect")
-    let connectSeconds = Double(nowNanoseconds() - t0) / 1e9
-    try expect(connected, "ok", equals: count, "connected")
+    let connectSeconds = try stage(workers, "connect", count: count)
     sleepNanoseconds(2_000_000_000)
     let rss1 = daemon.rssKiB
-    let t1 = nowNanoseconds()
-    let subscribed = try askAll(workers, "subscribe")
-    let subscribeSeconds = Double(nowNanoseconds() - t1) / 1e9
-    try expect(subscribed, "ok", equals: count, "subscribed")
+    let subscribeSeconds = try stage(workers, "subscribe", count: count)
     sleepNanoseconds(5_000_000_000)
     let rss2 = daemon.rssKiB
     let stats = ClientStats(try askAll(workers, "stats"))
@@ -518,8 +517,8 @@ func gatewayStall(_ o: GatewayLoadOptions) throws {
     let daemon = try GatewayDaemon(options: o, config: config)
     let workers = try startWorkers(o, count: users, workers: o.workers ?? 1, limit: limit, maxInFlight: maxInFlight, secret: secret)
     defer { for w in workers { w.quit() }; daemon.stop() }
-    try expect(askAll(workers, "connect"), "ok", equals: users, "connected")
-    try expect(askAll(workers, "subscribe"), "ok", equals: users, "subscribed")
+    _ = try stage(workers, "connect", count: users)
+    _ = try stage(workers, "subscribe", count: users)
     print("gateway stall: \(grouped(users)) users online (top-\(limit) windows, maxInFlight \(maxInFlight), acking), \(grouped(o.postsPerSecond)) posts/s to \(grouped(chats)) Zipf groups; every client stops reading for \(Int(o.stallSeconds)) s\(o.pingInterval.map { "; pingIntervalSeconds \($0)" } ?? ""); \(ProcessInfo.processInfo.activeProcessorCount) cores")
     print("uptime before: \(uptimeText())")
     let writer = PostWriter(daemon: daemon, groups: groups, rate: o.postsPerSecond, firstPost: 0, seed: o.seed)
@@ -581,8 +580,8 @@ func gatewayRestart(_ o: GatewayLoadOptions) throws {
     let workers = try startWorkers(o, count: count, workers: o.workers ?? 2, limit: limit, maxInFlight: 0, secret: secret,
                                    model: true, reconnect: true)
     defer { for w in workers { w.quit() }; daemon.stop() }
-    try expect(askAll(workers, "connect"), "ok", equals: count, "connected")
-    try expect(askAll(workers, "subscribe"), "ok", equals: count, "subscribed")
+    _ = try stage(workers, "connect", count: count)
+    _ = try stage(workers, "subscribe", count: count)
     print("gateway restart: \(grouped(count)) users online from \(workers.count) client processes, top-\(limit) windows (maxInFlight 0), each client keeping its rows; \(grouped(o.postsPerSecond)) posts/s for 3 s, then kill -9 and a restart on the same database and port; \(ProcessInfo.processInfo.activeProcessorCount) cores")
     print("uptime before: \(uptimeText())")
     let writer = PostWriter(daemon: daemon, groups: groups, rate: o.postsPerSecond, firstPost: 0, seed: o.seed)
