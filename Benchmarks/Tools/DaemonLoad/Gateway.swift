@@ -547,8 +547,22 @@ func gatewayStall(_ o: GatewayLoadOptions) throws {
     let rssEnd = daemon.rssKiB
     _ = try askAll(workers, "clear")
     _ = try askAll(workers, "resume")
-    sleepNanoseconds(3_000_000_000)
-    let after = ClientStats(try askAll(workers, "stats"))
+    // Until the daemon answered every post (it may still be behind: its commits make the
+    // batches) and then no notification came for 2 s (60 s at most).
+    var after = ClientStats(try askAll(workers, "stats"))
+    var quietSince = nowNanoseconds()
+    let resumed = quietSince
+    var caughtUp: UInt64 = 0
+    while nowNanoseconds() - quietSince < 2_000_000_000 || caughtUp == 0, nowNanoseconds() - resumed < 60_000_000_000 {
+        if caughtUp == 0, daemon.responses.load(ordering: .relaxed) >= posted {
+            caughtUp = nowNanoseconds()
+            quietSince = caughtUp
+        }
+        sleepNanoseconds(250_000_000)
+        let next = ClientStats(try askAll(workers, "stats"))
+        if next.batches + next.resets != after.batches + after.resets { quietSince = nowNanoseconds() }
+        after = next
+    }
     print("""
 
         | | value |
@@ -560,6 +574,8 @@ func gatewayStall(_ o: GatewayLoadOptions) throws {
         | notifications per client after reading again (count: clients) | \(after.afterResume.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")) |
         | … of which structural (count: clients) | \(after.structuralAfterResume.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")) |
         | their kinds in order (S structural, U pure updates, R reset: clients) | \(after.patterns.sorted { $0.value > $1.value }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")) |
+        | the daemon had answered every post, after reading again | \(caughtUp == 0 ? "not within 60 s" : format(Double(caughtUp - resumed) / 1e9, 2) + " s") |
+        | the last notification, after reading again | \(format(Double(after.lastBatchAfterClear) / 1e9, 2)) s |
         | resets after reading again / before | \(after.resets) / \(before.resets) |
         | closes, ends without close (whole run) | \(after.closeText), \(after.ends) |
         | connections open at the end | \(grouped(after.open)) of \(grouped(users)) |
@@ -594,10 +610,16 @@ func gatewayRestart(_ o: GatewayLoadOptions) throws {
     let listening = Double(nowNanoseconds() - killedAt) / 1e9
     var stats = ClientStats([])
     let deadline = killedAt + 30_000_000_000
+    var progress: [(seconds: Double, equal: Int)] = []
     while nowNanoseconds() < deadline {
         sleepNanoseconds(250_000_000)
         stats = ClientStats(try askAll(workers, "stats"))
+        progress.append((Double(nowNanoseconds() - killedAt) / 1e9, stats.verified))
         if stats.verified + stats.mismatched + stats.givenUp >= count { break }
+    }
+    /// When `share` of the clients were equal (to the 250 ms of the polls).
+    func reached(_ share: Double) -> String {
+        progress.first { Double($0.equal) >= share * Double(count) }.map { format($0.seconds, 2) + " s" } ?? "—"
     }
     let lastSeconds = stats.maxVerifiedAt > killedAt ? Double(stats.maxVerifiedAt - killedAt) / 1e9 : .nan
     print("""
@@ -608,6 +630,7 @@ func gatewayRestart(_ o: GatewayLoadOptions) throws {
         | the new daemon listening after the kill | \(format(listening, 2)) s |
         | clients resubscribed with `known` and equal to `chats.list` | \(grouped(stats.verified)) of \(grouped(count)) |
         | … different from `chats.list` | \(stats.mismatched) |
+        | equal after the kill: 50% / 90% / 99% (polled every 250 ms) | \(reached(0.5)) / \(reached(0.9)) / \(reached(0.99)) |
         | the last one equal, after the kill | **\(format(lastSeconds, 2)) s** |
         | resets (notifications / resubscribes answered with `items`) | \(stats.resets) / \(stats.resubscribeResets) |
         | attempts per client (attempts: clients) | \(stats.attempts.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")) |
