@@ -67,11 +67,14 @@ let package = Package(
         ),
         // End-to-end load of the release chatfeedd as a child process: a plain executable, since
         // the ordo-one harness's repeated in-process iterations do not fit one long run of another
-        // process. `swift run -c release DaemonLoad ingest|startup` (see Results/daemon.md).
+        // process. `swift run -c release DaemonLoad ingest|startup|gateway …` (see Results/daemon.md, gateway.md).
+        // Linux's epoll for DaemonLoad's WebSocket clients (the Glibc module does not export it).
+        .target(name: "LoadShims", path: "Tools/LoadShims"),
         .executableTarget(
             name: "DaemonLoad",
             dependencies: [
                 "BenchmarkSupport",
+                "LoadShims",
                 .product(name: "ChatStore", package: "chatfeed"),
                 .product(name: "ChatModel", package: "chatfeed"),
                 .product(name: "JSONCodec", package: "chatfeed"),

@@ -30,6 +30,13 @@ let usage = """
                               [--cache-kib N] [--daemon PATH] [--config FILE]
            DaemonLoad users [--users 100000] [--chats 100000] [--members 10] [--subscribed 1000]
                             [--database PATH] [--fresh] [--daemon PATH] [--config FILE]
+           DaemonLoad gateway fanout [--users 1000] [--chats 2000] [--limit 50] [--max-in-flight 0] [--rates 2000,4000,6000]
+                                     [--seconds 10] [--workers 1]
+           DaemonLoad gateway idle [--connections 19000] [--limit 20] [--workers 3]
+           DaemonLoad gateway stall [--users 1000] [--chats 2000] [--limit 50] [--posts-per-second 1000] [--stall-seconds 60]
+                                    [--ping-interval S]
+           DaemonLoad gateway restart [--connections 10000] [--limit 20] [--posts-per-second 1000] [--workers 2]
+             (each: [--port 18480] [--database PATH] [--daemon PATH] [--config FILE] [--log-level L] [--seed 20])
 
     ingest: prepares a database of --chats chats through ChatDatabase, starts chatfeedd on it, subscribes
       to the full list with maxInFlight --max-in-flight and acks every notification as it arrives,
@@ -45,6 +52,11 @@ let usage = """
       on a database of --chats chats and on an empty one.
     users: issue 19's figures besides fanout (Users.swift says how): resident memory with every user idle,
       a user's first subscribe at 100, 1,000 and 10,000 chats, memory per subscribed user.
+    gateway: issue 20's figures over WebSocket (Gateway.swift says how): `chatfeedd --listen` as a child process,
+      WebSocket clients in child processes of this tool (`DaemonLoad gateway-clients`, one epoll thread each),
+      posts through the daemon's stdin. fanout: member-list batches/s and write→received latency; idle: memory
+      per idle authenticated connection with one window; stall: readers that stop reading while posts flow;
+      restart: kill -9 and a restart with every client resuming with `known` and checked against chats.list.
     """
 
 func fail(_ message: String) -> Never {
@@ -228,6 +240,57 @@ do {
             }
         }
         try runUsers(o)
+    case "gateway":
+        var o = GatewayLoadOptions()
+        var options = OptionReader(arguments)
+        o.scenario = options.next() ?? ""
+        while let option = options.next() {
+            switch option {
+            case "--users": o.users = options.int()
+            case "--chats": o.chats = options.int()
+            case "--connections": o.connections = options.int()
+            case "--workers": o.workers = max(1, options.int())
+            case "--limit": o.limit = options.int()
+            case "--max-in-flight": o.maxInFlight = options.int()
+            case "--rates":
+                let text = options.value()
+                o.rates = text.split(separator: ",").map { Int($0.replacingOccurrences(of: "_", with: "")) ?? 0 }
+                if o.rates.contains(where: { $0 < 1 }) { fail("--rates: positive integers separated by commas, not \(text)") }
+            case "--seconds": o.seconds = options.double()
+            case "--stall-seconds": o.stallSeconds = options.double()
+            case "--posts-per-second": o.postsPerSecond = options.int()
+            case "--ping-interval": o.pingInterval = options.int()
+            case "--port": o.port = options.int()
+            case "--seed": o.seed = UInt64(options.int())
+            case "--database": o.database = options.value()
+            case "--daemon": o.daemon = options.value()
+            case "--config": o.config = options.value()
+            case "--log-level": o.logLevel = options.value()
+            default: options.unknown()
+            }
+        }
+        try runGateway(o)
+    case "gateway-clients":
+        var o = ClientOptions()
+        var options = OptionReader(arguments)
+        while let option = options.next() {
+            switch option {
+            case "--port": o.port = options.int()
+            case "--host": o.host = options.value()
+            case "--source": o.source = options.value()
+            case "--first": o.firstUser = options.int()
+            case "--count": o.count = options.int()
+            case "--limit": o.limit = options.int()
+            case "--max-in-flight": o.maxInFlight = options.int()
+            case "--secret-file": o.secretFile = options.value()
+            case "--model": o.model = true
+            case "--reconnect": o.reconnect = true
+            case "--max-attempts": o.maxAttempts = options.int()
+            case "--concurrency": o.concurrency = max(1, options.int())
+            default: options.unknown()
+            }
+        }
+        try GatewayClients(options: o).run()
     case "-h", "--help", "help":
         print(usage)
     default:

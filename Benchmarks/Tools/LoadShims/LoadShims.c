@@ -1,0 +1,2 @@
+// Empty: LoadShims is its header (include/LoadShims.h).
+#include "LoadShims.h"
