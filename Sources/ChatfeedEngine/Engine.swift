@@ -70,8 +70,7 @@ final class Engine: @unchecked Sendable {
         store = try ChatDatabase(path: options.databasePath, options: storeOptions)
         // Refuse at once what would fail every write later.
         if !storeOptions.readOnly { try store.checkWritable() }
-        // The quick check reads the file on a thread of its own while the lists load.
-        let integrity = options.quickCheckAtStart ? IntegrityCheck(path: options.databasePath, options: storeOptions) : nil
+        if options.quickCheckAtStart { try store.checkIntegrity() }
         checkpointer = storeOptions.readOnly ? nil : try BackgroundCheckpointer(
             path: options.databasePath, busyTimeoutMilliseconds: storeOptions.busyTimeoutMilliseconds,
             interval: Double(options.checkpointIntervalMilliseconds) / 1000)
@@ -97,7 +96,6 @@ final class Engine: @unchecked Sendable {
         feed = UserFeeds(options: options.feed)
         feed.load(options.defaultUser, chats: loaded.chats, now: .now)
         lastSequence = loaded.latestSequence
-        try integrity?.wait(orCheck: store)
         logger.info("loaded chat list", metadata: [
             "user": "\(options.defaultUser)",
             "chats": "\(loaded.chats.count)", "changeSequence": "\(loaded.latestSequence)",
