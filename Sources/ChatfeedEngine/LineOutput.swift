@@ -73,28 +73,35 @@ private final class LineBuffer: Sendable {
     var unreadBytes: Int { state.withLock { $0.unreadBytes } }
     var isGone: Bool { state.withLock { $0.gone } }
 
+    // Every continuation is resumed after the lock is released: resuming takes the waiting
+    // task's status lock, which a cancellation of that task holds while its handler (`next()`'s
+    // `onCancel`) waits for this lock. Resuming under the lock deadlocked the engine thread
+    // against a gateway connection cancelling its writer (a daemon that never exited).
+
     func append(_ lines: [[UInt8]]) {
         guard !lines.isEmpty else { return }
-        state.withLock { state in
-            guard !state.gone else { return }
+        let (waiter, first) = state.withLock { state -> (CheckedContinuation<[UInt8]?, Never>?, [UInt8]?) in
+            guard !state.gone else { return (nil, nil) }
             var lines = lines[...]
+            var handed: (CheckedContinuation<[UInt8]?, Never>?, [UInt8]?) = (nil, nil)
             if let waiter = state.waiter {
                 state.waiter = nil
-                waiter.resume(returning: lines.removeFirst())
+                handed = (waiter, lines.removeFirst())
             }
             for line in lines { state.unreadBytes += line.count + 1 }
             state.lines.append(contentsOf: lines)
+            return handed
         }
+        waiter?.resume(returning: first)
     }
 
     func finish() {
-        state.withLock { state in
+        let waiter = state.withLock { state in
             state.finished = true
-            if let waiter = state.waiter {
-                state.waiter = nil
-                waiter.resume(returning: nil)
-            }
+            defer { state.waiter = nil }
+            return state.waiter
         }
+        waiter?.resume(returning: nil)
     }
 
     func notifyWhenDrained(_ drained: @escaping @Sendable () -> Void) -> Bool {
@@ -113,30 +120,27 @@ private final class LineBuffer: Sendable {
             drained?()
             if let line { return line }
             return await withCheckedContinuation { (waiter: CheckedContinuation<[UInt8]?, Never>) in
-                let drained = state.withLock { state -> (@Sendable () -> Void)? in
+                let (ready, line, drained) = state.withLock { state -> (Bool, [UInt8]?, (@Sendable () -> Void)?) in
                     let (line, drained) = state.pop(limitBytes: limitBytes)
-                    if let line {
-                        waiter.resume(returning: line)  // a line arrived in between
-                    } else if state.finished || state.gone {
-                        waiter.resume(returning: nil)
-                    } else {
-                        state.waiter = waiter
+                    if line != nil || state.finished || state.gone {
+                        return (true, line, drained)  // a line arrived in between, or the end
                     }
-                    return drained
+                    state.waiter = waiter
+                    return (false, nil, drained)
                 }
+                if ready { waiter.resume(returning: line) }
                 drained?()
             }
         } onCancel: {
-            let drained = state.withLock { state -> (@Sendable () -> Void)? in
+            let (waiter, drained) = state.withLock { state -> (CheckedContinuation<[UInt8]?, Never>?, (@Sendable () -> Void)?) in
                 state.gone = true
                 state.lines.removeAll()
                 state.head = 0
                 state.unreadBytes = 0
-                state.waiter?.resume(returning: nil)
-                state.waiter = nil
-                defer { state.drained = nil }
-                return state.drained
+                defer { state.waiter = nil; state.drained = nil }
+                return (state.waiter, state.drained)
             }
+            waiter?.resume(returning: nil)
             drained?()
         }
     }
