@@ -65,13 +65,7 @@ extension ChatDatabase {
             let pruned = try prunedThrough()
             if pruned > sequence { throw ChatStoreError.changeLogGap(after: sequence, prunedThrough: pruned) }
             let changes = try db.cachedStatement("""
-                SELECT user_id, chat_id FROM (
-                    SELECT log.user_id AS user_id, log.chat_id AS chat_id, log.sequence AS sequence
-                    FROM change_log AS log WHERE log.sequence > ?1 AND log.user_id IS NOT NULL
-                    UNION ALL
-                    SELECT m.user_id, log.chat_id, log.sequence
-                    FROM change_log AS log JOIN membership AS m ON m.chat_id = log.chat_id
-                    WHERE log.sequence > ?1 AND log.user_id IS NULL)
+                SELECT user_id, chat_id FROM (\(Self.membershipEntriesSQL))
                 GROUP BY user_id, chat_id ORDER BY MAX(sequence), user_id
                 """).fetchAll(sequence) { row in MembershipChange(user: row[0], chat: row[1]) }
             return (changes, try latestChangeSequence())
@@ -111,18 +105,23 @@ extension ChatDatabase {
         }
     }
 
+    /// Each change-log entry after ?1 as (user, chat, sequence): an entry naming a user as
+    /// itself, an entry of a chat's shared fields once per current member.
+    static let membershipEntriesSQL = """
+        SELECT log.user_id AS user_id, log.chat_id AS chat_id, log.sequence AS sequence
+        FROM change_log AS log WHERE log.sequence > ?1 AND log.user_id IS NOT NULL
+        UNION ALL
+        SELECT members.user_id, log.chat_id, log.sequence
+        FROM change_log AS log JOIN membership AS members ON members.chat_id = log.chat_id
+        WHERE log.sequence > ?1 AND log.user_id IS NULL
+        """
+
     /// `changesByUser`: each (user, chat) changed after ?1 — a log entry naming the user, or one
     /// of the chat's shared fields naming every current member — at its latest sequence, with
     /// the chat as that user sees it (NULL when the user is no longer a member).
     static let changesByUserSQL = """
         SELECT changed.user_id, changed.chat_id, m.chat_id IS NULL, \(chatColumns)
-        FROM (SELECT user_id, chat_id, MAX(sequence) AS sequence FROM (
-                  SELECT log.user_id AS user_id, log.chat_id AS chat_id, log.sequence AS sequence
-                  FROM change_log AS log WHERE log.sequence > ?1 AND log.user_id IS NOT NULL
-                  UNION ALL
-                  SELECT members.user_id, log.chat_id, log.sequence
-                  FROM change_log AS log JOIN membership AS members ON members.chat_id = log.chat_id
-                  WHERE log.sequence > ?1 AND log.user_id IS NULL)
+        FROM (SELECT user_id, chat_id, MAX(sequence) AS sequence FROM (\(membershipEntriesSQL))
               GROUP BY user_id, chat_id) AS changed
         LEFT JOIN membership AS m ON m.chat_id = changed.chat_id AND m.user_id = changed.user_id
         LEFT JOIN chat ON chat.id = m.chat_id

@@ -11,15 +11,9 @@ extension GatewaySuites {
             let socket: Int32
 
             init(port: Int, partial: String) {
-                socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-                var address = sockaddr_in()
-                address.sin_family = sa_family_t(AF_INET)
-                address.sin_port = in_port_t(UInt16(port).bigEndian)
-                address.sin_addr.s_addr = inet_addr("127.0.0.1")
-                let connected = withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-                }
-                #expect(connected == 0)
+                let connected: Bool
+                (socket, connected) = RawHTTP.connectedSocket(port: port)
+                #expect(connected)
                 if !partial.isEmpty { _ = Array(partial.utf8).withUnsafeBytes { send(socket, $0.baseAddress, $0.count, 0) } }
             }
 

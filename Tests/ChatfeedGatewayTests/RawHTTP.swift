@@ -40,15 +40,8 @@ enum RawHTTP {
         request += "Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
         for (name, value) in headers { request += "\(name): \(value)\r\n" }
         request += "\r\n"
-        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        if connected == 0 {
+        let (socket, connected) = connectedSocket(port: port)
+        if connected {
             _ = Array(request.utf8).withUnsafeBytes { send(socket, $0.baseAddress, $0.count, 0) }
             var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
             setsockopt(socket, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
@@ -61,10 +54,7 @@ enum RawHTTP {
     /// Returns its port; it serves one connection.
     static func closeWithoutAnswering() throws -> Int {
         let listener = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var address = loopback(port: 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -88,22 +78,34 @@ enum RawHTTP {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
+    /// `127.0.0.1:port` as a socket address.
+    static func loopback(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return address
+    }
+
+    /// A TCP socket connected to `127.0.0.1:port` (blocking), and whether the connect succeeded.
+    static func connectedSocket(port: Int) -> (socket: Int32, connected: Bool) {
+        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = loopback(port: port)
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        return (socket, result == 0)
+    }
+
     struct Malformed: Error { var text: String }
     struct CannotConnect: Error {}
 
     private static func exchange(port: Int, _ request: [UInt8]) async throws -> [UInt8] {
         try await withCheckedThrowingContinuation { (done: CheckedContinuation<[UInt8], any Error>) in
             Thread {
-                let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                let (socket, connected) = connectedSocket(port: port)
                 defer { close(socket) }
-                var address = sockaddr_in()
-                address.sin_family = sa_family_t(AF_INET)
-                address.sin_port = in_port_t(UInt16(port).bigEndian)
-                address.sin_addr.s_addr = inet_addr("127.0.0.1")
-                let connected = withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-                }
-                guard connected == 0 else { return done.resume(throwing: CannotConnect()) }
+                guard connected else { return done.resume(throwing: CannotConnect()) }
                 var timeout = timeval(tv_sec: 30, tv_usec: 0)
                 setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
                 _ = request.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, 0) }
