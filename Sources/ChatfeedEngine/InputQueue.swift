@@ -40,10 +40,24 @@ final class InputQueue: @unchecked Sendable {
         self.capacityBytes = capacityBytes
     }
 
+    /// The most bytes queued as one item: a larger send is queued in pieces, each waiting for
+    /// room, so that another session's request (an ack) waits behind at most about
+    /// `capacityBytes` of it, however much a client hands over at once. (A line may span pieces:
+    /// the engine joins a session's bytes into lines.)
+    static let pieceBytes = 64 << 10
+
+    /// `bytes` in pieces of at most `pieceBytes`.
+    private static func pieces(of bytes: [UInt8]) -> [ArraySlice<UInt8>] {
+        stride(from: 0, to: bytes.count, by: pieceBytes).map { bytes[$0..<min($0 + pieceBytes, bytes.count)] }
+    }
+
     /// Adds input; waits while the session's queue is full. Returns false once the engine has
     /// stopped or the session has ended (a session's input is accepted from its `.opened` on).
     @discardableResult
     func push(_ input: Input) -> Bool {
+        if case .bytes(let session, let bytes) = input, bytes.count > Self.pieceBytes {
+            return Self.pieces(of: bytes).allSatisfy { push(.bytes(session: session, Array($0))) }
+        }
         condition.lock()
         defer { condition.unlock() }
         switch input {
@@ -75,6 +89,12 @@ final class InputQueue: @unchecked Sendable {
     /// cooperative pool can feed a session. Returns false once the engine has stopped or the
     /// session has ended.
     func pushSuspending(session: Int, _ bytes: [UInt8]) async -> Bool {
+        if bytes.count > Self.pieceBytes {
+            for piece in Self.pieces(of: bytes) {
+                guard await pushSuspending(session: session, Array(piece)) else { return false }
+            }
+            return true
+        }
         while true {
             let outcome: Bool? = {
                 condition.lock()

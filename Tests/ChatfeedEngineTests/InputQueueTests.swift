@@ -1,4 +1,5 @@
 @testable import ChatfeedEngine
+import Foundation
 import Testing
 
 /// The input queue keeps nothing of a session once the engine handled its end: an engine that
@@ -19,6 +20,43 @@ import Testing
         #expect(!queue.push(.bytes(session: 1, Array("{}\n".utf8))))
         #expect(!queue.push(.endOfInput(session: 1)))
         #expect(queue.keptSessions.isEmpty)
+    }
+
+    /// A send of many megabytes at once is queued in pieces, each waiting for room: the engine
+    /// takes at most about the capacity of it at a time, so another session's ack queued
+    /// meanwhile is taken after that much, not after the whole send.
+    @Test(.hangGuard) func aLargeSendIsQueuedInPiecesSoThatOtherSessionsWaitBehindOnlyTheCapacity() async throws {
+        let capacity = 256 << 10
+        let queue = InputQueue(capacityBytes: capacity)
+        #expect(queue.push(.opened(SessionRecord(id: 1, identity: .trusted, output: DiscardedOutput()))))
+        #expect(queue.push(.opened(SessionRecord(id: 2, identity: .trusted, output: DiscardedOutput()))))
+        let large = [UInt8](repeating: 0x20, count: 4 << 20)
+        let sent = Thread { queue.push(.bytes(session: 1, large)) }
+        sent.start()
+        var taken = 0
+        var rounds = 0
+        var ackTakenAfter: Int?
+        _ = queue.takeAll(waitingAtMost: 1)  // the openings
+        while taken < large.count {
+            if rounds == 1 { #expect(queue.push(.bytes(session: 2, Array("{}\n".utf8)))) }
+            let round = queue.takeAll(waitingAtMost: 1)
+            rounds += 1
+            var bytes = 0
+            for input in round {
+                guard case .bytes(let session, let piece) = input else { continue }
+                if session == 1 {
+                    bytes += piece.count
+                } else if ackTakenAfter == nil {
+                    ackTakenAfter = taken + bytes
+                }
+            }
+            #expect(bytes <= capacity + InputQueue.pieceBytes, "round \(rounds) took \(bytes) bytes of the large send")
+            taken += bytes
+        }
+        #expect(taken == large.count)
+        #expect(rounds > 4)
+        let after = try #require(ackTakenAfter)
+        #expect(after <= 3 * (capacity + InputQueue.pieceBytes), "the ack was taken after \(after) bytes of the large send")
     }
 }
 
