@@ -7,9 +7,10 @@ import HummingbirdWSClient
 #endif
 
 /// A gateway (`chatfeedd --listen`) over WebSocket, with a token (docs/PROTOCOL.md, The gateway):
-/// each JSON-RPC line is one text frame. `URLSessionWebSocketTask` on Apple platforms,
-/// hummingbird-websocket's `WebSocketClient` elsewhere. A connection that ends (a restart of the
-/// gateway: close 1012) is reopened by the client, which resubscribes with its `known` rows.
+/// each JSON-RPC line is one text frame. `URLSessionWebSocketTask` on Apple platforms
+/// (WebSocketConnection+URLSession.swift), hummingbird-websocket's `WebSocketClient` elsewhere.
+/// A connection that ends (a restart of the gateway: close 1012) is reopened by the client,
+/// which resubscribes with its `known` rows.
 public struct WebSocketTransport: ChatfeedTransport {
     /// `ws://host:port/v1/feed` (or `wss://` behind a TLS-terminating proxy).
     public var url: String
@@ -46,11 +47,11 @@ public final class WebSocketConnection: ChatfeedConnection, Sendable {
     public let lines: AsyncStream<[UInt8]>
     private let linesIn: AsyncStream<[UInt8]>.Continuation
     private let outgoing: AsyncStream<[UInt8]>.Continuation
-    private let outgoingLines: AsyncStream<[UInt8]>
+    let outgoingLines: AsyncStream<[UInt8]>
     private let state = Mutex<(open: Bool, endReason: String?)>((true, nil))
     private let finished = Mutex<[CheckedContinuation<Void, Never>]?>([])
 
-    private init() {
+    init() {
         (lines, linesIn) = AsyncStream.makeStream(of: [UInt8].self)
         (outgoingLines, outgoing) = AsyncStream.makeStream(of: [UInt8].self)
     }
@@ -77,7 +78,7 @@ public final class WebSocketConnection: ChatfeedConnection, Sendable {
         }
     }
 
-    private func ended(_ reason: String) {
+    func ended(_ reason: String) {
         state.withLock { state in
             state.open = false
             if state.endReason == nil { state.endReason = reason }
@@ -92,50 +93,20 @@ public final class WebSocketConnection: ChatfeedConnection, Sendable {
     }
 
     /// A text frame as a line, without its `\n`.
-    private func received(_ text: String) {
+    func received(_ text: String) {
         linesIn.yield(Array(text.utf8))
     }
 
     /// The line to send as a text frame: without its `\n`.
-    private static func frameText(_ line: [UInt8]) -> String {
+    static func frameText(_ line: [UInt8]) -> String {
         String(decoding: line.last == 0x0A ? line.dropLast() : line[...], as: UTF8.self)
     }
 
     #if canImport(Darwin)
     static func open(url: String, token: String, handshakeTimeout: Duration, logger: Logger) async throws -> WebSocketConnection {
         guard let address = URL(string: url) else { throw ChatfeedClientError.cannotStart("'\(url)' is not a URL") }
-        var request = URLRequest(url: address)
-        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        let task = URLSession.shared.webSocketTask(with: request)
-        task.maximumMessageSize = 1 << 26
-        task.resume()
-        let connection = WebSocketConnection()
-        // The first receive tells whether the upgrade succeeded.
-        let first: URLSessionWebSocketTask.Message
-        do {
-            first = try await task.receive()
-        } catch {
-            task.cancel(with: .goingAway, reason: nil)
-            throw ChatfeedClientError.cannotStart("cannot open \(url): \(error.localizedDescription)")
-        }
-        if case .string(let text) = first { connection.received(text) }
-        Task {
-            for await line in connection.outgoingLines {
-                do { try await task.send(.string(frameText(line))) } catch { break }
-            }
-            task.cancel(with: .normalClosure, reason: nil)
-        }
-        Task {
-            while true {
-                do {
-                    if case .string(let text) = try await task.receive() { connection.received(text) }
-                } catch {
-                    connection.ended("the WebSocket closed (\(task.closeCode.rawValue))")
-                    return
-                }
-            }
-        }
-        return connection
+        let channel = URLSessionTaskChannel(url: address, token: token, maximumMessageSize: 1 << 26)
+        return try await open(channel: channel, url: url, handshakeTimeout: handshakeTimeout)
     }
     #else
     static func open(url: String, token: String, handshakeTimeout: Duration, logger: Logger) async throws -> WebSocketConnection {
@@ -192,7 +163,7 @@ public final class WebSocketConnection: ChatfeedConnection, Sendable {
 }
 
 /// The waiter of `connect()` until the WebSocket opened or failed (resumed once).
-private final class OpenedSignal: Sendable {
+final class OpenedSignal: Sendable {
     private let waiter = Mutex<CheckedContinuation<Void, any Error>?>(nil)
     func set(_ waiter: CheckedContinuation<Void, any Error>) { self.waiter.withLock { $0 = waiter } }
     func take() -> CheckedContinuation<Void, any Error>? { waiter.withLock { $0.take() } }
