@@ -37,6 +37,18 @@ extension GatewaySuites {
             deinit { close(socket) }
         }
 
+        /// A client's ping is answered with a pong carrying its payload: the URLSession client
+        /// (Apple platforms) learns that its upgrade succeeded from that pong.
+        @Test(.hangGuard) func aClientsPingIsAnsweredWithItsPong() async throws {
+            let harness = try await GatewayHarness()
+            let token = try await harness.token("me")
+            let answer = try await RawHTTP.ping(
+                port: harness.port, "/v1/feed", headers: ["Authorization": "Bearer \(token)"], payload: Array("are you there".utf8))
+            #expect(answer?.opcode == 0xA, "a pong")
+            #expect(answer?.payload == Array("are you there".utf8))
+            try await harness.stop()
+        }
+
         static let partialRequest = "GET /v1/feed HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
 
         /// Before, the server's shutdown waited on such connections until their clients left.

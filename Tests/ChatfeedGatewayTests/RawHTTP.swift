@@ -97,6 +97,49 @@ enum RawHTTP {
         return (socket, result == 0)
     }
 
+    /// Upgrades `target` with `headers`, sends a (masked) ping frame carrying `payload`, and
+    /// returns the first frame the gateway sends back, as its opcode and payload (nil when the
+    /// connection closed or 10 seconds passed first). The URLSession client opens on that pong.
+    static func ping(port: Int, _ target: String, headers: [String: String], payload: [UInt8]) async throws -> (opcode: UInt8, payload: [UInt8])? {
+        var request = "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+        request += "Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        for (name, value) in headers { request += "\(name): \(value)\r\n" }
+        request += "\r\n"
+        let upgrade = Array(request.utf8)
+        let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
+        let frame = [0x89, 0x80 | UInt8(payload.count)] + mask + payload.enumerated().map { $1 ^ mask[$0 % 4] }
+        return try await withCheckedThrowingContinuation { done in
+            Thread {
+                let (socket, connected) = connectedSocket(port: port)
+                defer { close(socket) }
+                guard connected else { return done.resume(throwing: CannotConnect()) }
+                var timeout = timeval(tv_sec: 10, tv_usec: 0)
+                setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                _ = upgrade.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, 0) }
+                var received: [UInt8] = []
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                var upgraded = false
+                while true {
+                    let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+                    if count <= 0 { return done.resume(returning: nil) }
+                    received += buffer[0..<count]
+                    if !upgraded {
+                        let head = Array("\r\n\r\n".utf8)
+                        guard let end = (0...max(0, received.count - 4)).first(where: { received[$0..<min($0 + 4, received.count)].elementsEqual(head) }) else { continue }
+                        guard received.starts(with: "HTTP/1.1 101".utf8) else { return done.resume(returning: nil) }
+                        received.removeFirst(end + 4)
+                        upgraded = true
+                        _ = frame.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, 0) }
+                    }
+                    // A server frame is unmasked; a control frame's payload is under 126 bytes.
+                    if received.count >= 2, received.count >= 2 + Int(received[1] & 0x7F) {
+                        return done.resume(returning: (received[0] & 0x0F, Array(received[2..<(2 + Int(received[1] & 0x7F))])))
+                    }
+                }
+            }.start()
+        }
+    }
+
     struct Malformed: Error { var text: String }
     struct CannotConnect: Error {}
 
