@@ -750,6 +750,8 @@ final class Engine: @unchecked Sendable {
 
     /// Where a message is written before it goes to its session's output.
     private var outputBuffer: [UInt8] = []
+    /// The last chat a batch encoded: a fan-out encodes its shared members once, not per member.
+    private var batchChatCache = ChatJSONCache()
 
     private func flushOutputBuffer(to session: Session) {
         guard !outputBuffer.isEmpty else { return }
@@ -777,7 +779,7 @@ final class Engine: @unchecked Sendable {
                 RPCMessage.appendNotification(method: WireMethod.feedBatchNotification, to: &outputBuffer) {
                     WireResults.appendFeedBatch(
                         subscription: subscription, seq: Int64(seq), count: counts.count, total: counts.total,
-                        unread: counts.unread, batch: batch, to: &$0)
+                        unread: counts.unread, batch: batch, to: &$0, cache: &batchChatCache)
                 }
             case .reset(let subscription, let seq, let counts, let items):
                 RPCMessage.appendNotification(method: WireMethod.feedResetNotification, to: &outputBuffer) {
