@@ -664,7 +664,6 @@ final class Engine: @unchecked Sendable {
     private func catchUp() -> Bool {
         do {
             let users = feed.liveUsers
-            var notifications: [FeedNotification] = []
             var latest: Int64
             if users.count <= Self.directCatchUpUsers {
                 guard !users.isEmpty else {
@@ -675,26 +674,27 @@ final class Engine: @unchecked Sendable {
                     }
                     return true
                 }
+                // Every user's changes are read before any is applied: a read that fails
+                // changes nothing.
                 latest = .max
+                var changesByUser: [(user: String, changes: [ChatChange])] = []
                 for user in users {
                     let (changes, seen) = try store.changes(after: lastSequence, user: user)
                     latest = min(latest, seen)
-                    let applied = feed.apply(changes, of: user)
-                    if notifications.isEmpty { notifications = applied } else { notifications.append(contentsOf: applied) }
+                    changesByUser.append((user, changes))
                 }
+                for (user, changes) in changesByUser { send(feed.apply(changes, of: user)) }
             } else {
                 // One read of the log for every live user it names (a read per user cost
                 // 100–200 µs per member list with 1,000 users online: Results/gateway.md).
                 let (byUser, seen) = try store.changesByUser(after: lastSequence, wanted: feed.isLive)
                 latest = seen
-                for (user, changes) in byUser {
-                    notifications.append(contentsOf: feed.apply(changes, of: user))
-                }
+                for (user, changes) in byUser { send(feed.apply(changes, of: user)) }
             }
-            guard latest > lastSequence else { return true }
-            lastSequence = latest
-            enqueue(notifications)
-            noteReaderPosition()
+            if latest > lastSequence {
+                lastSequence = latest
+                noteReaderPosition()
+            }
             return true
         } catch ChatStoreError.changeLogGap(let after, let prunedThrough) {
             logger.warning("changes were pruned while this daemon was not reading: reloading, every subscriber gets a reset", metadata: [
@@ -768,6 +768,16 @@ final class Engine: @unchecked Sendable {
         }
         RPCMessage.appendErrorResponse(id: id ?? .null, error: error, to: &outputBuffer)
         flushOutputBuffer(to: session)
+    }
+
+    /// Writes a user's notifications to their sessions and flushes those at once, so that the
+    /// sessions' readers (a gateway's connections, on the other threads) send them while the
+    /// engine computes the next user's: a commit that reaches 1,000 members' lists hands each
+    /// batch over as it is made, not all 1,000 after the last one.
+    private func send(_ notifications: [FeedNotification]) {
+        guard !notifications.isEmpty else { return }
+        enqueue(notifications)
+        for session in takeUnflushed() { session.output.flush() }
     }
 
     /// Writes each notification to the session of its subscription.
