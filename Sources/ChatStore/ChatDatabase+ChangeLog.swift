@@ -111,7 +111,7 @@ extension ChatDatabase {
                 try members.forEachRow([chatID]) { row in
                     let user: String = row[0]
                     guard wanted(user) else { return }
-                    let own = named.removeValue(forKey: MembershipChange(user: user, chat: chatID)) ?? entry
+                    let own = named.isEmpty ? entry : named.removeValue(forKey: MembershipChange(user: user, chat: chatID)) ?? entry
                     let seen = chat.seen(
                         unread: row[1], revision: row[2], list: ChatList(rawValue: row[3]) ?? .main, pinOrder: row[4],
                         muted: row[5])

@@ -200,7 +200,7 @@ final class Engine: @unchecked Sendable {
     /// engine thread (Results/gateway.md, 2026-11-25, fanperf8).
     private func flushSessions() {
         var gone: [Session] = []
-        for session in takeUnflushed() where !session.output.flush() { gone.append(session) }
+        flushUnflushed { session, delivered in if !delivered { gone.append(session) } }
         if sessions.count <= Self.sessionsScannedEveryRound || ContinuousClock.now >= nextReaderScan {
             nextReaderScan = .now + Self.readerScanInterval
             for session in sessions.values where session.output.isPeerGone { gone.append(session) }
@@ -231,13 +231,16 @@ final class Engine: @unchecked Sendable {
         }
     }
 
-    /// The open sessions with unflushed output, which are no longer marked as such.
-    private func takeUnflushed() -> [Session] {
-        guard !unflushed.isEmpty else { return [] }
-        let taken = unflushed
+    /// Flushes each open session with unflushed output, and tells `flushed` whether its reader
+    /// got it (false: the reader is gone).
+    private func flushUnflushed(_ flushed: (Session, Bool) -> Void = { _, _ in }) {
+        guard !unflushed.isEmpty else { return }
+        for session in unflushed {
+            session.hasUnflushedOutput = false
+            // (A session ended since: its output was finished.)
+            if sessions[session.id] === session { flushed(session, session.output.flush()) }
+        }
         unflushed.removeAll(keepingCapacity: true)
-        for session in taken { session.hasUnflushedOutput = false }
-        return taken.filter { sessions[$0.id] === $0 }
     }
 
     /// Ends a session: its subscriptions end, its output finishes, and it is forgotten.
@@ -601,7 +604,7 @@ final class Engine: @unchecked Sendable {
         checkpointer?.commitHappened()
         catchUp()
         // Answer as soon as the group is durable, not at the end of the round.
-        for session in takeUnflushed() { session.output.flush() }
+        flushUnflushed()
         return committed
     }
 
@@ -674,16 +677,14 @@ final class Engine: @unchecked Sendable {
                     }
                     return true
                 }
-                // Every user's changes are read before any is applied: a read that fails
-                // changes nothing.
+                // (When a read fails, the users before it were sent their batches; the next
+                // catch-up reads their changes again, which changes nothing in their lists.)
                 latest = .max
-                var changesByUser: [(user: String, changes: [ChatChange])] = []
                 for user in users {
                     let (changes, seen) = try store.changes(after: lastSequence, user: user)
                     latest = min(latest, seen)
-                    changesByUser.append((user, changes))
+                    send(feed.apply(changes, of: user))
                 }
-                for (user, changes) in changesByUser { send(feed.apply(changes, of: user)) }
             } else {
                 // One read of the log for every live user it names (a read per user cost
                 // 100–200 µs per member list with 1,000 users online: Results/gateway.md).
@@ -777,7 +778,7 @@ final class Engine: @unchecked Sendable {
     private func send(_ notifications: [FeedNotification]) {
         guard !notifications.isEmpty else { return }
         enqueue(notifications)
-        for session in takeUnflushed() { session.output.flush() }
+        flushUnflushed()
     }
 
     /// Writes each notification to the session of its subscription.
