@@ -225,6 +225,7 @@ final class Engine: @unchecked Sendable {
     /// Enqueues `bytes` (whole lines) on the session's output, for the next flush.
     private func enqueueOutput(_ bytes: [UInt8], to session: Session) {
         session.output.enqueue(bytes)
+        session.unflushedBytes += bytes.count
         if !session.hasUnflushedOutput {
             session.hasUnflushedOutput = true
             unflushed.append(session)
@@ -237,6 +238,7 @@ final class Engine: @unchecked Sendable {
         guard !unflushed.isEmpty else { return }
         for session in unflushed {
             session.hasUnflushedOutput = false
+            session.unflushedBytes = 0
             // (A session ended since: its output was finished.)
             if sessions[session.id] === session { flushed(session, session.output.flush()) }
         }
@@ -665,6 +667,7 @@ final class Engine: @unchecked Sendable {
     ///   `directCatchUpUsers`; beyond, O(entries + memberships they name), once.
     @discardableResult
     private func catchUp() -> Bool {
+        catchUps += 1
         do {
             let users = feed.liveUsers
             var latest: Int64
@@ -774,12 +777,38 @@ final class Engine: @unchecked Sendable {
     /// Writes a user's notifications to their sessions and flushes those at once, so that the
     /// sessions' readers (a gateway's connections, on the other threads) send them while the
     /// engine computes the next user's: a commit that reaches 1,000 members' lists hands each
-    /// batch over as it is made, not all 1,000 after the last one.
+    /// batch over as it is made, not all 1,000 after the last one. A session that gets many
+    /// users' batches (stdin's one session) is flushed at its first, then every
+    /// `sendChunkBytes`, and the rest after the catch-up: one write per batch would cost a
+    /// system call each.
     private func send(_ notifications: [FeedNotification]) {
         guard !notifications.isEmpty else { return }
         enqueue(notifications)
-        flushUnflushed()
+        var kept = 0
+        for index in unflushed.indices {
+            let session = unflushed[index]
+            guard sessions[session.id] === session else {
+                session.hasUnflushedOutput = false  // ended since: its output was finished
+                continue
+            }
+            if session.flushedInCatchUp == catchUps, session.unflushedBytes < Self.sendChunkBytes {
+                unflushed[kept] = session
+                kept += 1
+                continue
+            }
+            session.flushedInCatchUp = catchUps
+            session.hasUnflushedOutput = false
+            session.unflushedBytes = 0
+            session.output.flush()
+        }
+        unflushed.removeLast(unflushed.count - kept)
     }
+
+    /// During a catch-up, a session that already had a flush is flushed again once this much
+    /// output waits.
+    static let sendChunkBytes = 32 << 10
+    /// Catch-ups so far (`Session.flushedInCatchUp`).
+    private var catchUps = 0
 
     /// Writes each notification to the session of its subscription.
     private func enqueue(_ notifications: [FeedNotification]) {
@@ -821,6 +850,10 @@ final class Session {
     var readerGone = false
     /// Output was enqueued since its last flush (it is in `Engine.unflushed`).
     var hasUnflushedOutput = false
+    /// Bytes enqueued since its last flush.
+    var unflushedBytes = 0
+    /// The last catch-up (`Engine.catchUps`) that flushed it.
+    var flushedInCatchUp = 0
     /// A user session whose user `user.remove` removed: its requests that act as its user are
     /// −32001 (user not found) from then on.
     var userRemoved = false
