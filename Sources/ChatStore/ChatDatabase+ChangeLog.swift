@@ -68,8 +68,8 @@ extension ChatDatabase {
     /// and each wanted member's own fields (unread, revision, list, pin, mute) come from one
     /// walk of the chat's memberships on their primary key: a post to a chat of 1,000 live
     /// members is one chat row and 1,000 small membership rows, where a join per member read
-    /// and decoded the chat 1,000 times, behind a sort of every (member, chat) named (a quarter
-    /// of the engine's time in that fan-out: Results/gateway.md, 2026-11-25 07:xx).
+    /// and decoded the chat 1,000 times, behind a sort of every (member, chat) named (28% of the
+    /// engine thread in `DaemonLoad fanout --members 1000`; Results/gateway.md, 2026-11-25 07:05).
     ///
     /// - Throws: `ChatStoreError.changeLogGap` when changes after `sequence` were pruned.
     /// - Complexity: O(entries after `sequence` + members of the chats whose shared fields they
