@@ -126,8 +126,10 @@ public struct ChatIndex {
             let now = current.map(view.contains) ?? false
             guard was || now else { continue }
             let slot = Self.slot(of: view)
-            if was, !now || keyChanged { orders[slot].remove(previousKey!) }
+            // The new key first: a chat that moves within a list of one never empties its block,
+            // which would be freed and a new one allocated at once.
             if now, !was || keyChanged { orders[slot].insert(currentKey!) }
+            if was, !now || keyChanged { orders[slot].remove(previousKey!) }
         }
         if let previous { listCounters[Self.slot(of: previous.list)].add(previous, sign: -1) }
         if let current { listCounters[Self.slot(of: current.list)].add(current) }

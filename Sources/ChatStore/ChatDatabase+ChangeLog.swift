@@ -57,6 +57,91 @@ extension ChatDatabase {
         try db.cachedStatement("SELECT sequence FROM change_log_pruned WHERE only = 1").fetchValue(Int64.self) ?? 0
     }
 
+    /// Every membership changed after `sequence`, as its user sees the chat now, for the users
+    /// `wanted` accepts: each user's changes in the order of their latest entry (as
+    /// `changes(after:user:)` gives them, less the chats the user neither holds nor left), the
+    /// users in the order of their first change; and the highest sequence read — all from one
+    /// read transaction, where one `changes(after:user:)` per user reads the log once each.
+    ///
+    /// A log entry naming a user is that membership's; an entry of a chat's shared fields (a
+    /// post, a rename) is every current member's. Such a chat's row is read and decoded once,
+    /// and each wanted member's own fields (unread, revision, list, pin, mute) come from one
+    /// walk of the chat's memberships on their primary key: a post to a chat of 1,000 live
+    /// members is one chat row and 1,000 small membership rows, where a join per member read
+    /// and decoded the chat 1,000 times, behind a sort of every (member, chat) named (28% of the
+    /// engine thread in `DaemonLoad fanout --members 1000`; Results/gateway.md, 2026-11-25 07:05).
+    ///
+    /// - Throws: `ChatStoreError.changeLogGap` when changes after `sequence` were pruned.
+    /// - Complexity: O(entries after `sequence` + members of the chats whose shared fields they
+    ///   name + r log r) for the r changes returned, whatever the number of users.
+    public func changesByUser(
+        after sequence: Int64, wanted: (String) -> Bool
+    ) throws -> (changes: [(user: String, changes: [ChatChange])], latestSequence: Int64) {
+        try db.inTransaction(.deferred) {
+            let pruned = try prunedThrough()
+            if pruned > sequence { throw ChatStoreError.changeLogGap(after: sequence, prunedThrough: pruned) }
+            // The latest entry of each wanted membership named, and of each chat's shared fields.
+            var named: [MembershipChange: Int64] = [:]
+            var shared: [(chat: String, sequence: Int64)] = []
+            var sharedSlot: [String: Int] = [:]
+            try db.cachedStatement(
+                "SELECT sequence, chat_id, user_id FROM change_log WHERE sequence > ?1 ORDER BY sequence"
+            ).forEachRow([sequence]) { row in
+                let entry: Int64 = row[0]
+                let chat: String = row[1]
+                if row.isNull(2) {
+                    if let slot = sharedSlot[chat] {
+                        shared[slot].sequence = entry
+                    } else {
+                        sharedSlot[chat] = shared.count
+                        shared.append((chat, entry))
+                    }
+                } else {
+                    let user: String = row[2]
+                    if wanted(user) { named[MembershipChange(user: user, chat: chat)] = entry }
+                }
+            }
+            // Each change at its latest entry, and the order it was found in.
+            var found: [(sequence: Int64, order: Int, user: String, change: ChatChange)] = []
+            let members = try db.cachedStatement(
+                "SELECT user_id, unread, revision, list, pin_order, muted FROM membership WHERE chat_id = ?1")
+            for (chatID, entry) in shared {
+                // A removed chat's members have entries of their own (`removeChat` logs them).
+                guard let chat = try fetchShared(id: chatID) else { continue }
+                try members.forEachRow([chatID]) { row in
+                    let user: String = row[0]
+                    guard wanted(user) else { return }
+                    let own = named.isEmpty ? entry : named.removeValue(forKey: MembershipChange(user: user, chat: chatID)) ?? entry
+                    let seen = chat.seen(
+                        unread: row[1], revision: row[2], list: ChatList(rawValue: row[3]) ?? .main, pinOrder: row[4],
+                        muted: row[5])
+                    found.append((max(entry, own), found.count, user, ChatChange(chatID: chatID, chat: seen)))
+                }
+            }
+            // Memberships named alone: as the user sees the chat now, nil when no longer a member.
+            for (membership, entry) in named {
+                let chat = try fetchChat(id: membership.chat, user: membership.user)
+                found.append((entry, found.count, membership.user, ChatChange(chatID: membership.chat, chat: chat)))
+            }
+            // One entry's members are one walk, in key order: ordering by entry, then by the
+            // order found, orders them by (entry, user) as the log would.
+            if zip(found, found.dropFirst()).contains(where: { $0.sequence > $1.sequence }) {
+                found.sort { $0.sequence != $1.sequence ? $0.sequence < $1.sequence : $0.order < $1.order }
+            }
+            var changes: [(user: String, changes: [ChatChange])] = []
+            var slot: [String: Int] = [:]
+            for change in found {
+                if let index = slot[change.user] {
+                    changes[index].changes.append(change.change)
+                } else {
+                    slot[change.user] = changes.count
+                    changes.append((change.user, [change.change]))
+                }
+            }
+            return (changes, try latestChangeSequence())
+        }
+    }
+
     private func isReaderRowDue() -> Bool {
         guard let reader else { return false }
         return currentMilliseconds() - reader.writtenAt >= Int64(max(options.readerTimeoutMilliseconds / 4, 1))

@@ -72,39 +72,6 @@ extension ChatDatabase {
         }
     }
 
-    /// Every membership changed after `sequence`, as its user sees the chat now, for the users
-    /// `wanted` accepts: each user's changes in the order of their latest entry (as
-    /// `changes(after:user:)` gives them, less the chats the user neither holds nor left), the
-    /// users in the order of their first change; and the highest sequence read — all from one
-    /// read of the log, where one `changes(after:user:)` per user reads it once each.
-    ///
-    /// - Throws: `ChatStoreError.changeLogGap` when changes after `sequence` were pruned.
-    /// - Complexity: O(entries after `sequence` + members of the chats they name), whatever the
-    ///   number of users.
-    public func changesByUser(
-        after sequence: Int64, wanted: (String) -> Bool
-    ) throws -> (changes: [(user: String, changes: [ChatChange])], latestSequence: Int64) {
-        try db.inTransaction(.deferred) {
-            let pruned = try prunedThrough()
-            if pruned > sequence { throw ChatStoreError.changeLogGap(after: sequence, prunedThrough: pruned) }
-            var changes: [(user: String, changes: [ChatChange])] = []
-            var slot: [String: Int] = [:]
-            try db.cachedStatement(Self.changesByUserSQL).forEachRow([sequence]) { row in
-                let user: String = row[0]
-                guard wanted(user) else { return }
-                let removed: Bool = row[2]
-                let change = ChatChange(chatID: row[1], chat: removed ? nil : Self.decodeChat(row, from: 3))
-                if let index = slot[user] {
-                    changes[index].changes.append(change)
-                } else {
-                    slot[user] = changes.count
-                    changes.append((user, [change]))
-                }
-            }
-            return (changes, try latestChangeSequence())
-        }
-    }
-
     /// Each change-log entry after ?1 as (user, chat, sequence): an entry naming a user as
     /// itself, an entry of a chat's shared fields once per current member.
     static let membershipEntriesSQL = """
@@ -114,18 +81,6 @@ extension ChatDatabase {
         SELECT members.user_id, log.chat_id, log.sequence
         FROM change_log AS log JOIN membership AS members ON members.chat_id = log.chat_id
         WHERE log.sequence > ?1 AND log.user_id IS NULL
-        """
-
-    /// `changesByUser`: each (user, chat) changed after ?1 — a log entry naming the user, or one
-    /// of the chat's shared fields naming every current member — at its latest sequence, with
-    /// the chat as that user sees it (NULL when the user is no longer a member).
-    static let changesByUserSQL = """
-        SELECT changed.user_id, changed.chat_id, m.chat_id IS NULL, \(chatColumns)
-        FROM (SELECT user_id, chat_id, MAX(sequence) AS sequence FROM (\(membershipEntriesSQL))
-              GROUP BY user_id, chat_id) AS changed
-        LEFT JOIN membership AS m ON m.chat_id = changed.chat_id AND m.user_id = changed.user_id
-        LEFT JOIN chat ON chat.id = m.chat_id
-        ORDER BY changed.sequence, changed.user_id
         """
 
     /// `PRAGMA data_version`: changes whenever another connection commits to the file — and when

@@ -193,16 +193,56 @@ final class Engine: @unchecked Sendable {
 
     // MARK: Sessions
 
-    /// Flushes every session's output; a session whose reader is gone ends (what it sent is
-    /// still handled first).
+    /// Flushes the output of every session that has some; a session whose reader is gone ends
+    /// (what it sent is still handled first). Every session's reader is looked at each round
+    /// when they are few, and at most every `readerScanInterval` when there are many: with 1,000
+    /// gateway sessions, looking at each one after every round and group commit took 14% of the
+    /// engine thread (Results/gateway.md, 2026-11-25, fanperf8).
     private func flushSessions() {
-        for session in sessions.values where !session.output.flush() || session.output.isPeerGone {
-            guard !session.readerGone else { continue }
+        var gone: [Session] = []
+        flushUnflushed { session, delivered in if !delivered { gone.append(session) } }
+        if sessions.count <= Self.sessionsScannedEveryRound || ContinuousClock.now >= nextReaderScan {
+            nextReaderScan = .now + Self.readerScanInterval
+            for session in sessions.values where session.output.isPeerGone { gone.append(session) }
+        }
+        for session in gone where !session.readerGone && sessions[session.id] === session {
             session.readerGone = true
             logger.info("a session's reader is gone: ending the session", metadata: ["session": "\(session.id)"])
             endSubscriptions(of: session)
             queue.end(session.id)
         }
+    }
+
+    /// Up to this many sessions, every round looks at each one's reader.
+    static let sessionsScannedEveryRound = 64
+    /// With more sessions, how often a round looks at every session's reader.
+    static let readerScanInterval = Duration.milliseconds(50)
+    private var nextReaderScan = ContinuousClock.now
+
+    /// Sessions with output enqueued since their last flush, each once, in the order they got it.
+    private var unflushed: [Session] = []
+
+    /// Enqueues `bytes` (whole lines) on the session's output, for the next flush.
+    private func enqueueOutput(_ bytes: [UInt8], to session: Session) {
+        session.output.enqueue(bytes)
+        session.unflushedBytes += bytes.count
+        if !session.hasUnflushedOutput {
+            session.hasUnflushedOutput = true
+            unflushed.append(session)
+        }
+    }
+
+    /// Flushes each open session with unflushed output, and tells `flushed` whether its reader
+    /// got it (false: the reader is gone).
+    private func flushUnflushed(_ flushed: (Session, Bool) -> Void = { _, _ in }) {
+        guard !unflushed.isEmpty else { return }
+        for session in unflushed {
+            session.hasUnflushedOutput = false
+            session.unflushedBytes = 0
+            // (A session ended since: its output was finished.)
+            if sessions[session.id] === session { flushed(session, session.output.flush()) }
+        }
+        unflushed.removeAll(keepingCapacity: true)
     }
 
     /// Ends a session: its subscriptions end, its output finishes, and it is forgotten.
@@ -306,7 +346,7 @@ final class Engine: @unchecked Sendable {
             request = try RPCRequest.decode(line: line)
         } catch {
             commitPendingWrites()
-            session.output.enqueue(error.responseLine)
+            enqueueOutput(error.responseLine, to: session)
             logger.debug("bad request line", metadata: ["error": "\(error)", "session": "\(session.id)"])
             return
         }
@@ -566,7 +606,7 @@ final class Engine: @unchecked Sendable {
         checkpointer?.commitHappened()
         catchUp()
         // Answer as soon as the group is durable, not at the end of the round.
-        for session in sessions.values { session.output.flush() }
+        flushUnflushed()
         return committed
     }
 
@@ -627,9 +667,9 @@ final class Engine: @unchecked Sendable {
     ///   `directCatchUpUsers`; beyond, O(entries + memberships they name), once.
     @discardableResult
     private func catchUp() -> Bool {
+        catchUps += 1
         do {
             let users = feed.liveUsers
-            var notifications: [FeedNotification] = []
             var latest: Int64
             if users.count <= Self.directCatchUpUsers {
                 guard !users.isEmpty else {
@@ -640,26 +680,25 @@ final class Engine: @unchecked Sendable {
                     }
                     return true
                 }
+                // (When a read fails, the users before it were sent their batches; the next
+                // catch-up reads their changes again, which changes nothing in their lists.)
                 latest = .max
                 for user in users {
                     let (changes, seen) = try store.changes(after: lastSequence, user: user)
                     latest = min(latest, seen)
-                    let applied = feed.apply(changes, of: user)
-                    if notifications.isEmpty { notifications = applied } else { notifications.append(contentsOf: applied) }
+                    send(feed.apply(changes, of: user))
                 }
             } else {
                 // One read of the log for every live user it names (a read per user cost
                 // 100–200 µs per member list with 1,000 users online: Results/gateway.md).
                 let (byUser, seen) = try store.changesByUser(after: lastSequence, wanted: feed.isLive)
                 latest = seen
-                for (user, changes) in byUser {
-                    notifications.append(contentsOf: feed.apply(changes, of: user))
-                }
+                for (user, changes) in byUser { send(feed.apply(changes, of: user)) }
             }
-            guard latest > lastSequence else { return true }
-            lastSequence = latest
-            enqueue(notifications)
-            noteReaderPosition()
+            if latest > lastSequence {
+                lastSequence = latest
+                noteReaderPosition()
+            }
             return true
         } catch ChatStoreError.changeLogGap(let after, let prunedThrough) {
             logger.warning("changes were pruned while this daemon was not reading: reloading, every subscriber gets a reset", metadata: [
@@ -715,10 +754,12 @@ final class Engine: @unchecked Sendable {
 
     /// Where a message is written before it goes to its session's output.
     private var outputBuffer: [UInt8] = []
+    /// The last chat a batch encoded: a fan-out encodes its shared members once, not per member.
+    private var batchChatCache = ChatJSONCache()
 
     private func flushOutputBuffer(to session: Session) {
         guard !outputBuffer.isEmpty else { return }
-        session.output.enqueue(outputBuffer)
+        enqueueOutput(outputBuffer, to: session)
         outputBuffer.removeAll(keepingCapacity: true)
     }
 
@@ -733,6 +774,42 @@ final class Engine: @unchecked Sendable {
         flushOutputBuffer(to: session)
     }
 
+    /// Writes a user's notifications to their sessions and flushes those at once, so that the
+    /// sessions' readers (a gateway's connections, on the other threads) send them while the
+    /// engine computes the next user's: a commit that reaches 1,000 members' lists hands each
+    /// batch over as it is made, not all 1,000 after the last one. A session that gets many
+    /// users' batches (stdin's one session) is flushed at its first, then every
+    /// `sendChunkBytes`, and the rest after the catch-up: one write per batch would cost a
+    /// system call each.
+    private func send(_ notifications: [FeedNotification]) {
+        guard !notifications.isEmpty else { return }
+        enqueue(notifications)
+        var kept = 0
+        for index in unflushed.indices {
+            let session = unflushed[index]
+            guard sessions[session.id] === session else {
+                session.hasUnflushedOutput = false  // ended since: its output was finished
+                continue
+            }
+            if session.flushedInCatchUp == catchUps, session.unflushedBytes < Self.sendChunkBytes {
+                unflushed[kept] = session
+                kept += 1
+                continue
+            }
+            session.flushedInCatchUp = catchUps
+            session.hasUnflushedOutput = false
+            session.unflushedBytes = 0
+            session.output.flush()
+        }
+        unflushed.removeLast(unflushed.count - kept)
+    }
+
+    /// During a catch-up, a session that already had a flush is flushed again once this much
+    /// output waits.
+    static let sendChunkBytes = 32 << 10
+    /// Catch-ups so far (`Session.flushedInCatchUp`).
+    private var catchUps = 0
+
     /// Writes each notification to the session of its subscription.
     private func enqueue(_ notifications: [FeedNotification]) {
         for notification in notifications {
@@ -742,7 +819,7 @@ final class Engine: @unchecked Sendable {
                 RPCMessage.appendNotification(method: WireMethod.feedBatchNotification, to: &outputBuffer) {
                     WireResults.appendFeedBatch(
                         subscription: subscription, seq: Int64(seq), count: counts.count, total: counts.total,
-                        unread: counts.unread, batch: batch, to: &$0)
+                        unread: counts.unread, batch: batch, to: &$0, cache: &batchChatCache)
                 }
             case .reset(let subscription, let seq, let counts, let items):
                 RPCMessage.appendNotification(method: WireMethod.feedResetNotification, to: &outputBuffer) {
@@ -771,6 +848,12 @@ final class Session {
     var inputEnded = false
     /// Its reader is gone: what it sent is still handled, the answers are dropped.
     var readerGone = false
+    /// Output was enqueued since its last flush (it is in `Engine.unflushed`).
+    var hasUnflushedOutput = false
+    /// Bytes enqueued since its last flush.
+    var unflushedBytes = 0
+    /// The last catch-up (`Engine.catchUps`) that flushed it.
+    var flushedInCatchUp = 0
     /// A user session whose user `user.remove` removed: its requests that act as its user are
     /// −32001 (user not found) from then on.
     var userRemoved = false

@@ -24,6 +24,34 @@ extension Chat {
     /// Appends `{"id","title","createdAt","lastMessage","lastMessageDate","unread","revision","list",
     /// "pinned","pinOrder","muted"}` (`lastMessage` null when there is none).
     public func appendJSON(to output: inout [UInt8]) {
+        appendSharedJSON(to: &output)
+        appendMemberJSON(to: &output)
+    }
+
+    /// `appendJSON(to:)`, the chat's shared members (up to `lastMessageDate`) copied from `cache`
+    /// when it holds them for a chat with the same shared fields: in a commit's fan-out the same
+    /// chat, as each member sees it, is in every member's batch, and only `unread`, `revision`
+    /// and the member's list, pin and mute differ.
+    public func appendJSON(to output: inout [UInt8], cache: inout ChatJSONCache) {
+        if let cached = cache.chat, cached.hasSharedFields(of: self) {
+            output.append(contentsOf: cache.shared)
+        } else {
+            cache.shared.removeAll(keepingCapacity: true)
+            appendSharedJSON(to: &cache.shared)
+            cache.chat = self
+            output.append(contentsOf: cache.shared)
+        }
+        appendMemberJSON(to: &output)
+    }
+
+    /// True when `other` has this chat's id and shared fields (title, dates, last message).
+    func hasSharedFields(of other: Chat) -> Bool {
+        id == other.id && createdAt == other.createdAt && lastMessageDate == other.lastMessageDate
+            && title == other.title && lastMessage == other.lastMessage
+    }
+
+    /// Appends `{"id","title","createdAt","lastMessage","lastMessageDate"`: what every member sees.
+    private func appendSharedJSON(to output: inout [UInt8]) {
         output.append(contentsOf: #"{"id":"#.utf8)
         JSONOutput.appendString(id, to: &output)
         output.append(contentsOf: #","title":"#.utf8)
@@ -38,6 +66,10 @@ extension Chat {
         }
         output.append(contentsOf: #","lastMessageDate":"#.utf8)
         JSONOutput.appendInteger(lastMessageDate, to: &output)
+    }
+
+    /// Appends `,"unread","revision","list","pinned","pinOrder","muted"}`: the member's own.
+    private func appendMemberJSON(to output: inout [UInt8]) {
         output.append(contentsOf: #","unread":"#.utf8)
         JSONOutput.appendInteger(unread, to: &output)
         output.append(contentsOf: #","revision":"#.utf8)
@@ -48,6 +80,16 @@ extension Chat {
         JSONOutput.appendInteger(pinOrder, to: &output)
         output.append(contentsOf: muted ? #","muted":true}"#.utf8 : #","muted":false}"#.utf8)
     }
+}
+
+/// The shared members of the last chat a batch encoded (see `Chat.appendJSON(to:cache:)`): one
+/// per encoder, kept across calls.
+public struct ChatJSONCache {
+    /// The chat whose shared members `shared` holds.
+    var chat: Chat?
+    var shared: [UInt8] = []
+
+    public init() {}
 }
 
 extension UnreadCounters {
@@ -210,10 +252,22 @@ extension WireResults {
         subscription: String, seq: Int64, count: Int, total: Int, unread: UnreadCounters = UnreadCounters(),
         batch: Batch<Chat>, to output: inout [UInt8]
     ) {
+        var cache = ChatJSONCache()
+        appendFeedBatch(
+            subscription: subscription, seq: seq, count: count, total: total, unread: unread, batch: batch, to: &output,
+            cache: &cache)
+    }
+
+    /// `appendFeedBatch(subscription:seq:count:total:unread:batch:to:)`, the chats' shared members
+    /// from `cache` when it holds them (a fan-out encodes the same chat for every member).
+    public static func appendFeedBatch(
+        subscription: String, seq: Int64, count: Int, total: Int, unread: UnreadCounters = UnreadCounters(),
+        batch: Batch<Chat>, to output: inout [UInt8], cache: inout ChatJSONCache
+    ) {
         appendFeedHeader(subscription: subscription, seq: seq, count: count, total: total, unread: unread, to: &output)
         // The batch's own object, its members after the header's: its `{` becomes a `,`.
         let batchStart = output.count
-        batch.appendJSON(to: &output)
+        batch.appendJSON(to: &output, cache: &cache)
         output[batchStart] = UInt8(ascii: ",")
     }
 

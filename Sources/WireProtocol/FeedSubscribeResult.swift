@@ -133,13 +133,19 @@ extension Batch<Chat> {
 
     /// Appends `{"deletes","inserts","moves","updates"}`, all four always present.
     public func appendJSON(to output: inout [UInt8]) {
+        var cache = ChatJSONCache()
+        appendJSON(to: &output, cache: &cache)
+    }
+
+    /// `appendJSON(to:)`, the chats' shared members from `cache` when it holds them.
+    public func appendJSON(to output: inout [UInt8], cache: inout ChatJSONCache) {
         output.append(contentsOf: #"{"deletes":["#.utf8)
         for (position, index) in deletes.enumerated() {
             if position > 0 { output.append(UInt8(ascii: ",")) }
             JSONOutput.appendInteger(Int64(index), to: &output)
         }
         output.append(contentsOf: #"],"inserts":"#.utf8)
-        Self.appendIndexedChats(inserts, to: &output)
+        Self.appendIndexedChats(inserts, to: &output, cache: &cache)
         output.append(contentsOf: #","moves":["#.utf8)
         for (position, move) in moves.enumerated() {
             if position > 0 { output.append(UInt8(ascii: ",")) }
@@ -150,18 +156,18 @@ extension Batch<Chat> {
             output.append(UInt8(ascii: "}"))
         }
         output.append(contentsOf: #"],"updates":"#.utf8)
-        Self.appendIndexedChats(updates, to: &output)
+        Self.appendIndexedChats(updates, to: &output, cache: &cache)
         output.append(UInt8(ascii: "}"))
     }
 
-    private static func appendIndexedChats(_ rows: [IndexedItem<Chat>], to output: inout [UInt8]) {
+    private static func appendIndexedChats(_ rows: [IndexedItem<Chat>], to output: inout [UInt8], cache: inout ChatJSONCache) {
         output.append(UInt8(ascii: "["))
         for (position, row) in rows.enumerated() {
             if position > 0 { output.append(UInt8(ascii: ",")) }
             output.append(contentsOf: #"{"index":"#.utf8)
             JSONOutput.appendInteger(Int64(row.index), to: &output)
             output.append(contentsOf: #","chat":"#.utf8)
-            row.item.appendJSON(to: &output)
+            row.item.appendJSON(to: &output, cache: &cache)
             output.append(UInt8(ascii: "}"))
         }
         output.append(UInt8(ascii: "]"))

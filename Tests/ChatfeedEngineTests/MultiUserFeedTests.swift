@@ -262,6 +262,81 @@ import WireProtocol
         #expect(stats["subscriptions"]?.arrayValue?.count == mirrors.count)
     }
 
+    /// The engine's own writes and another process's, interleaved, reach every member's list
+    /// once each and in order, when one session holds every member's subscription: 60 live users
+    /// (the catch-up reads the log for all at once), a commit's batches for them are more than
+    /// the 32 KiB after which a session is flushed again within a catch-up, and every mirror ends
+    /// equal to the user's list in the database with its counters.
+    @Test(arguments: [5 as UInt64, 77])
+    func ownAndAnotherWritersPostsReachOneSessionsSubscriptionsInOrder(seed: UInt64) async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("interleaved.sqlite")
+        let engine = try ChatEngine(options: EngineOptions(databasePath: path, store: StoreOptions(durability: .normal)))
+        defer { engine.stop(); engine.waitUntilStopped() }
+        let backend = SessionClient(engine.openInProcessSession())
+        let names = (0..<60).map { "u\($0)" }
+        for name in names { _ = try await backend.result("user.create", ["user": .string(name)]) }
+        let title = String(repeating: "t", count: 400)
+        let chats: [(id: String, members: [String])] = [
+            ("all", names), ("even", names.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)),
+            ("few", Array(names.prefix(7))),
+        ]
+        for chat in chats {
+            _ = try await backend.result("chat.create", [
+                "chat": .string(chat.id), "title": .string(title), "createdAt": 1,
+                "members": .array(chat.members.map(JSONValue.string)),
+            ])
+        }
+        let subscriber = SessionClient(engine.openInProcessSession())
+        let mirrors = names.enumerated().map {
+            Mirror(subscriber, user: $0.element, view: .main, limit: $0.offset % 2 == 0 ? 2 : nil, maxInFlight: 0, ackEvery: 1)
+        }
+        for mirror in mirrors { try await mirror.subscribe() }
+        let writer = try ChatDatabase(path: path)
+        var random = SeededGenerator(seed: seed)
+        for step in 0..<40 {
+            let chat = chats[Int.random(in: 0..<chats.count, using: &random)]
+            let sender = chat.members[Int.random(in: 0..<chat.members.count, using: &random)]
+            let post = Message(id: "m\(step)", chat: chat.id, sender: sender, text: "hi \(step)", sentAt: Int64(10 + step))
+            switch Int.random(in: 0..<4, using: &random) {
+            case 0:
+                try writer.apply(.postMessage(post))
+            case 1:
+                _ = try await backend.result("chat.markRead", ["chat": .string(chat.id), "user": .string(sender)])
+                try writer.apply(.markRead(id: chat.id, user: chat.members.randomElement(using: &random)!))
+            default:
+                _ = try await backend.result("message.post", [
+                    "chat": .string(post.chat), "id": .string(post.id), "sender": .string(post.sender), "text": .string(post.text),
+                    "sentAt": .integer(post.sentAt),
+                ])
+            }
+        }
+        let reader = try ChatDatabase(path: path, options: StoreOptions(readOnly: true))
+        // Another process's last commits reach the engine a moment later: wait for them.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while true {
+            for mirror in mirrors { try await mirror.sync() }
+            var equal = true
+            for mirror in mirrors {
+                let expected = try Self.expected(reader, user: mirror.user, view: mirror.view, limit: mirror.limit)
+                if mirror.rows != expected.rows || mirror.total != expected.total || mirror.unread != expected.unread {
+                    equal = false
+                }
+            }
+            if equal { break }
+            guard ContinuousClock.now < deadline else {
+                for mirror in mirrors {
+                    let expected = try Self.expected(reader, user: mirror.user, view: mirror.view, limit: mirror.limit)
+                    #expect(mirror.rows == expected.rows, "\(mirror.description)")
+                    #expect(mirror.unread == expected.unread, "\(mirror.description) unread")
+                }
+                return
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(mirrors.allSatisfy { $0.notifications > 0 })
+    }
+
     @Test func aUsersListsAreDroppedAfterTheIdleTimeAndReadFromTheStoreMeanwhile() async throws {
         let directory = try TemporaryDirectory()
         let engine = try ChatEngine(options: EngineOptions(

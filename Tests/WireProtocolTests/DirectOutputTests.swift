@@ -73,4 +73,45 @@ import TestSupport
                 == .result(id: "r", result: parsed { WireResults.appendChatsList(total: 1, items: chats, to: &$0) }))
         }
     }
+
+    /// A fan-out's batches, encoded with one cache of the last chat's shared members, are the
+    /// bytes each batch encodes to alone: the same chat as different members see it, and chats
+    /// that share an id but not a title, a date or a last message (a rename, a post, an edit).
+    @Test func batchesEncodedWithTheSharedChatCacheAreTheBytesEncodedAlone() {
+        var generator = SeededGenerator(seed: 20)
+        var cache = ChatJSONCache()
+        var reused = 0
+        var previous = randomChat(&generator)
+        for _ in 0..<2000 {
+            var chat = previous
+            switch Int.random(in: 0..<8, using: &generator) {
+            case 0: chat = randomChat(&generator)
+            case 1: chat.title += "x"
+            case 2: chat.lastMessageDate += 1
+            case 3: chat.createdAt &+= 1
+            case 4: chat.lastMessage = chat.lastMessage == nil ? LastMessage(id: "m", sender: "s", text: "t", sentAt: 1) : nil
+            case 5: chat.lastMessage?.text += "!"
+            default:
+                // Another member's view: only their own fields differ.
+                chat.unread = Int64.random(in: 0...9, using: &generator)
+                chat.revision = Int64.random(in: 0...9, using: &generator)
+                chat.list = Bool.random(using: &generator) ? .main : .archive
+                chat.pinOrder = Int64.random(in: 0...2, using: &generator)
+                chat.muted.toggle()
+                if previous.hasSharedFields(of: chat) { reused += 1 }
+            }
+            let batch = Batch(
+                deletes: [1], inserts: [IndexedItem(index: 0, item: chat)], moves: [],
+                updates: Bool.random(using: &generator) ? [IndexedItem(index: 3, item: previous)] : [])
+            let alone = [UInt8].written {
+                WireResults.appendFeedBatch(subscription: "s", seq: 1, count: 2, total: 3, batch: batch, to: &$0)
+            }
+            let cached = [UInt8].written {
+                WireResults.appendFeedBatch(subscription: "s", seq: 1, count: 2, total: 3, batch: batch, to: &$0, cache: &cache)
+            }
+            #expect(cached == alone, "\(chat)")
+            previous = chat
+        }
+        #expect(reused > 300)
+    }
 }
