@@ -58,7 +58,11 @@ struct ContentlessLoadTests {
             subscriptions.append((snapshot.subscription, 0))
         }
         for view in ChatListView.all {
-            for limit in [nil, 1, 5, 12] as [Int?] { try subscribeBoth(view: view, limit: limit, known: nil) }
+            // Windows only, plus the whole archive: a whole list's snapshot reads (and keeps) the
+            // content of every row, and the chats of `main` beyond the windows must stay without.
+            for limit in view.list == .archive ? [nil, 5] : [1, 5, 12] as [Int?] {
+                try subscribeBoth(view: view, limit: limit, known: nil)
+            }
         }
         func deliver(_ notifications: [FeedNotification], expected: [FeedNotification]) {
             #expect(notifications == expected)
@@ -68,7 +72,12 @@ struct ContentlessLoadTests {
             }
         }
         for round in 0..<300 {
-            let group = stream.nextGroup(maxChanges: 5, using: &generator)
+            var group = stream.nextGroup(maxChanges: 5, using: &generator)
+            if round % 3 == 0, let id = stream.chats.keys.sorted().randomElement(using: &generator) {
+                // A change that changes nothing (same revision, same fields), most often of a chat
+                // whose content the narrow index never read: no update either way.
+                group.append(ChatChange(chatID: id, chat: stream.chats[id]))
+            }
             content.current = stream.chats
             deliver(narrow.apply(group), expected: whole.apply(group))
             if round % 5 == 0 {
@@ -81,7 +90,7 @@ struct ContentlessLoadTests {
                 // A resume from rows the client kept (some stale, some gone), in every view.
                 let view = ChatListView.all[round / 50 % ChatListView.all.count]
                 let known = whole.index.chats(from: 0, count: 8, in: view).map { KnownRow(id: $0.id, revision: $0.revision - 1) }
-                try subscribeBoth(view: view, limit: ([nil, 6] as [Int?])[round / 50 % 2], known: known)
+                try subscribeBoth(view: view, limit: [3, 6][round / 50 % 2], known: known)
             }
         }
         var quiet = false
@@ -122,5 +131,29 @@ struct ContentlessLoadTests {
         _ = feed.apply([ChatChange(chatID: bottom.id, chat: bottom)])
         #expect(feed.index.chat(id: bottom.id) == bottom)
         #expect(content.reads == reads, "a changed chat is whole without a read")
+    }
+
+    /// A row that came into a window from below (its content read for the batch, not kept) and
+    /// then gets a change that changes nothing (same revision and fields) gets no update, as from a
+    /// list loaded whole.
+    @Test func aChangeThatChangesNothingIsNoUpdateOfARowWithoutContent() throws {
+        var generator = SeededGenerator(seed: 87)
+        var stream = ChatStream(withLists: false)
+        for _ in 0..<30 { _ = stream.nextChange(using: &generator) }
+        let content = StreamContent()
+        content.current = stream.chats
+        let whole = LiveFeed(chats: stream.list)
+        let narrow = LiveFeed(chats: stream.list.map(withoutContent), content: content)
+        for feed in [whole, narrow] { _ = try feed.subscribe(limit: 3, maxInFlight: 0) }
+        let top = stream.list[0]
+        let entering = stream.list[3]
+        let removal = [ChatChange(chatID: top.id, chat: nil)]
+        let expected = whole.apply(removal)
+        #expect(narrow.apply(removal) == expected)
+        guard case .batch(_, _, _, let batch) = expected.first else { Issue.record("no batch"); return }
+        #expect(batch.inserts.map(\.item.id) == [entering.id], "the fourth row came into the window")
+        let nothing = [ChatChange(chatID: entering.id, chat: stream.chats[entering.id])]
+        #expect(whole.apply(nothing) == [])
+        #expect(narrow.apply(nothing) == [])
     }
 }
