@@ -72,32 +72,18 @@ final class Engine: @unchecked Sendable {
         store = try ChatDatabase(path: options.databasePath, options: storeOptions)
         // Refuse at once what would fail every write later.
         if !storeOptions.readOnly { try store.checkWritable() }
-        // The quick check reads the file on a connection and thread of its own while the lists
-        // load; nothing is written to the file (the reader's registration, checkpoints) before
-        // it has passed, and a load that fails on a damaged file reports the check's finding.
-        let integrity = options.quickCheckAtStart ? IntegrityCheck(path: options.databasePath, options: storeOptions) : nil
-        // data_version first: a commit by another process during the load then shows as a
-        // change, and the first round catches up on it.
-        let loaded: (chats: [Chat], latestSequence: Int64)
-        do {
-            lastDataVersion = try store.dataVersion()
-            // The default user's lists are live from the start (a single-account database starts
-            // as before); like any user's, they are dropped once idle for idleUserIndexSeconds.
-            // They are loaded without the chats' content (titles, last messages: one scan of the
-            // list-order index), which is read for the rows that go out.
-            loaded = try store.allChats(of: options.defaultUser, withContent: false)
-        } catch {
-            try integrity?.wait(orCheck: store)
-            throw error
-        }
-        feed = UserFeeds(options: options.feed)
-        content = StoreContentSource(store: store, logger: logger)
-        feed.load(options.defaultUser, chats: loaded.chats, content: content, now: .now)
-        lastSequence = loaded.latestSequence
-        try integrity?.wait(orCheck: store)
+        if options.quickCheckAtStart { try store.checkIntegrity() }
         checkpointer = storeOptions.readOnly ? nil : try BackgroundCheckpointer(
             path: options.databasePath, busyTimeoutMilliseconds: storeOptions.busyTimeoutMilliseconds,
             interval: Double(options.checkpointIntervalMilliseconds) / 1000)
+        // data_version first: a commit by another process during the load then shows as a
+        // change, and the first round catches up on it.
+        lastDataVersion = try store.dataVersion()
+        // The default user's lists are live from the start (a single-account database starts as
+        // before); like any user's, they are dropped once idle for idleUserIndexSeconds. They are
+        // loaded without the chats' content (titles, last messages: one scan of the list-order
+        // index), which is read for the rows that go out.
+        let loaded = try store.allChats(of: options.defaultUser, withContent: false)
         if !storeOptions.readOnly {
             // A change pruned before this registration shows as a gap at the first catch-up.
             do {
@@ -111,6 +97,10 @@ final class Engine: @unchecked Sendable {
                 ])
             }
         }
+        feed = UserFeeds(options: options.feed)
+        content = StoreContentSource(store: store, logger: logger)
+        feed.load(options.defaultUser, chats: loaded.chats, content: content, now: .now)
+        lastSequence = loaded.latestSequence
         logger.info("loaded chat list", metadata: [
             "user": "\(options.defaultUser)",
             "chats": "\(loaded.chats.count)", "changeSequence": "\(loaded.latestSequence)",
