@@ -3,8 +3,14 @@ import ChatModel
 /// The live chat lists: every chat by id, the order of each view (`main`, `archive`, each whole
 /// and unread-only; docs/PROTOCOL.md, Values; docs/PROTOCOL.md, The live feed) with a chat's index and the chat at an index in O(log n), and
 /// each list's size and unread counters, kept up to date per change in O(1).
+///
+/// An index loaded without its chats' content (`init(chats:content:)` with a source) reads a
+/// chat's content from that source when it hands the chat out, until a change brings the chat
+/// whole (or `chatsLoadingContent` keeps what it read).
 public struct ChatIndex {
     @usableFromInline var chatsByID: ChatTable
+    /// Where chats kept without their content read it; nil when every chat has its content.
+    @usableFromInline var content: ChatContentSource?
     /// One ordered set per view, at `slot(of:)`.
     @usableFromInline var orders: [RankedSet<ChatOrderKey>]
     @usableFromInline var listCounters: [ListCounters]
@@ -15,13 +21,16 @@ public struct ChatIndex {
     @inlinable
     static func slot(of list: ChatList) -> Int { list == .main ? 0 : 1 }
 
-    /// An index of `chats`, which must have distinct ids.
+    /// An index of `chats`, which must have distinct ids. With `content`, the chats come without
+    /// their content (`title`, `createdAt` and `lastMessage` are read from `content` when a chat
+    /// is handed out); without, whole.
     ///
     /// - Complexity: O(n) when each list's chats come in list order (as the store loads them),
     ///   O(n log n) otherwise. The index takes over `chats`' storage (no copy of a chat) when the
     ///   caller holds no other reference to it.
-    public init(chats: [Chat]) {
-        chatsByID = ChatTable(chats: chats)
+    public init(chats: [Chat], content: ChatContentSource? = nil) {
+        chatsByID = ChatTable(chats: chats, withContent: content == nil)
+        self.content = content
         // One pass over the chats in place, reading only the fields each view needs: iterating
         // copies of the chats retained every string of every chat, once per view (40% of a
         // start-up at 1,000,000 chats).
@@ -69,9 +78,20 @@ public struct ChatIndex {
     @inlinable
     public func counters(of list: ChatList) -> ListCounters { listCounters[Self.slot(of: list)] }
 
-    /// The chat with `id`, if any. O(1).
+    /// The chat with `id`, if any, whole (its content read from the content source when the
+    /// index does not have it). O(1), plus one read of the source without the content.
+    public func chat(id: String) -> Chat? {
+        guard let slot = chatsByID.slot(of: id) else { return nil }
+        guard !chatsByID.hasContent[slot], let content else { return chatsByID.chats[slot] }
+        var chats = [chatsByID.chats[slot]]
+        _ = content.loadContent(of: &chats)
+        return chats[0]
+    }
+
+    /// The chat with `id` as the index keeps it: its order key, counters and revision always,
+    /// its content only when the index has it. O(1).
     @inlinable
-    public func chat(id: String) -> Chat? { chatsByID.chat(id: id) }
+    func storedChat(id: String) -> Chat? { chatsByID.chat(id: id) }
 
     /// The index of the chat with `id` in `view`, if it is one of its rows. O(log n).
     @inlinable
@@ -86,11 +106,43 @@ public struct ChatIndex {
         withOrder(of: view) { $0.rank(of: key) }
     }
 
-    /// The rows of `view` at indices `start ..< start + count` (fewer at the end of the list).
+    /// The rows of `view` at indices `start ..< start + count` (fewer at the end of the list),
+    /// whole (the content the index does not have is read from the content source, at once).
     ///
-    /// - Complexity: O(log n + count).
+    /// - Complexity: O(log n + count), plus one read of the source for the rows without content.
     public func chats(from start: Int, count: Int, in view: ChatListView = .main) -> [Chat] {
-        keys(from: start, count: count, in: view).map { chatsByID.chat(id: $0.id)! }
+        rows(from: start, count: count, in: view).chats
+    }
+
+    /// `chats(from:count:in:)`, keeping the content read, so that the next snapshot of these rows
+    /// reads nothing.
+    ///
+    /// - Complexity: O(log n + count), plus one read of the source for the rows without content.
+    mutating func chatsLoadingContent(from start: Int, count: Int, in view: ChatListView) -> [Chat] {
+        let (chats, read) = rows(from: start, count: count, in: view)
+        for (position, slot) in read { chatsByID.setContent(slot: slot, chats[position]) }
+        return chats
+    }
+
+    /// The rows of `view` at `start ..< start + count`, whole, and those whose content was read
+    /// (their positions among them and their slots in `chatsByID`; none when a read failed).
+    private func rows(
+        from start: Int, count: Int, in view: ChatListView
+    ) -> (chats: [Chat], read: [(position: Int, slot: Int)]) {
+        let keys = keys(from: start, count: count, in: view)
+        var chats: [Chat] = []
+        chats.reserveCapacity(keys.count)
+        var missing: [(position: Int, slot: Int)] = []
+        for key in keys {
+            let slot = chatsByID.slot(of: key.id)!
+            if !chatsByID.hasContent[slot] { missing.append((chats.count, slot)) }
+            chats.append(chatsByID.chats[slot])
+        }
+        guard let content, !missing.isEmpty else { return (chats, []) }
+        var read = missing.map { chats[$0.position] }
+        let complete = content.loadContent(of: &read)
+        for (index, row) in missing.enumerated() { chats[row.position] = read[index] }
+        return (chats, complete ? missing : [])
     }
 
     /// The order key of the row of `view` at `index`, which must be in `0 ..< count(of: view)`. O(log n).
@@ -111,13 +163,21 @@ public struct ChatIndex {
     /// - Complexity: O(log n) per view the chat is or was a row of.
     @discardableResult
     public mutating func apply(_ change: ChatChange) -> Chat? {
+        applyKeepingContent(change)?.chat
+    }
+
+    /// `apply(_:)`, which also tells whether the chat as it was had its content (see
+    /// `ChatContentSource`).
+    @discardableResult
+    mutating func applyKeepingContent(_ change: ChatChange) -> (chat: Chat, hasContent: Bool)? {
         let current = change.chat
-        let previous: Chat?
+        let replaced: (chat: Chat, hasContent: Bool)?
         if let current {
-            previous = chatsByID.update(current)
+            replaced = chatsByID.update(current)
         } else {
-            previous = chatsByID.remove(id: change.chatID)
+            replaced = chatsByID.remove(id: change.chatID)
         }
+        let previous = replaced?.chat
         let previousKey = previous?.orderKey
         let currentKey = current?.orderKey
         let keyChanged = previousKey != currentKey
@@ -133,6 +193,6 @@ public struct ChatIndex {
         }
         if let previous { listCounters[Self.slot(of: previous.list)].add(previous, sign: -1) }
         if let current { listCounters[Self.slot(of: current.list)].add(current) }
-        return previous
+        return replaced
     }
 }

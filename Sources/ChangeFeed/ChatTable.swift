@@ -13,22 +13,29 @@ import ChatModel
 /// shift the following buckets back, so there are no tombstones.
 ///
 /// Ids compare as `String`s do (canonical equivalence), as a `Dictionary` would.
+///
+/// A chat may be kept without its content (`title`, `createdAt`, `lastMessage`: see
+/// `ChatContentSource`) until a change brings it whole or `setContent` stores it.
 @usableFromInline
 struct ChatTable {
     /// The chats by slot; a slot in `freeSlots` holds a placeholder.
     @usableFromInline var chats: [Chat]
+    /// Whether the chat in each slot has its content (a placeholder counts as having it).
+    @usableFromInline var hasContent: [Bool]
     @usableFromInline var freeSlots: [Int32] = []
     /// `UInt64(slot + 1) | UInt64(hash32) << 32`, or 0 for an empty bucket; a power of two long.
     @usableFromInline var buckets: [UInt64]
     @usableFromInline var count: Int
 
-    /// A table of `chats`, which must have distinct ids (a repeated id stops the program).
+    /// A table of `chats`, which must have distinct ids (a repeated id stops the program), with
+    /// their content or, when `withContent` is false, without it.
     ///
     /// - Complexity: O(n) hashes.
     @usableFromInline
-    init(chats: [Chat]) {
+    init(chats: [Chat], withContent: Bool = true) {
         precondition(chats.count < Int(Int32.max), "ChatTable: fewer than 2^31 chats")
         self.chats = chats
+        hasContent = [Bool](repeating: withContent, count: chats.count)
         count = chats.count
         buckets = [UInt64](repeating: 0, count: Self.bucketCount(for: chats.count))
         let mask = buckets.count - 1
@@ -81,21 +88,37 @@ struct ChatTable {
         }
     }
 
-    /// The chat with `id`, if any. O(1) expected.
+    /// The chat with `id` as kept (possibly without its content), if any. O(1) expected.
     @inlinable
     func chat(id: String) -> Chat? {
-        guard let bucket = bucket(of: id, hash: Self.hash(id)) else { return nil }
-        return chats[Int(buckets[bucket] & 0xFFFF_FFFF) - 1]
+        guard let slot = slot(of: id) else { return nil }
+        return chats[slot]
     }
 
-    /// Inserts `chat`, or replaces the chat with its id; returns the chat replaced. O(1) amortized.
+    /// The slot of the chat with `id`, if any. O(1) expected.
+    @inlinable
+    func slot(of id: String) -> Int? {
+        guard let bucket = bucket(of: id, hash: Self.hash(id)) else { return nil }
+        return Int(buckets[bucket] & 0xFFFF_FFFF) - 1
+    }
+
+    /// Stores the content of the chat in `slot` (`chat` has its id and every other field).
     @usableFromInline
-    mutating func update(_ chat: Chat) -> Chat? {
+    mutating func setContent(slot: Int, _ chat: Chat) {
+        chats[slot] = chat
+        hasContent[slot] = true
+    }
+
+    /// Inserts `chat` (whole), or replaces the chat with its id; returns the chat replaced and
+    /// whether it had its content. O(1) amortized.
+    @usableFromInline
+    mutating func update(_ chat: Chat) -> (chat: Chat, hasContent: Bool)? {
         let hash = Self.hash(chat.id)
         if let bucket = bucket(of: chat.id, hash: hash) {
             let slot = Int(buckets[bucket] & 0xFFFF_FFFF) - 1
-            let previous = chats[slot]
+            let previous = (chats[slot], hasContent[slot])
             chats[slot] = chat
+            hasContent[slot] = true
             return previous
         }
         if (count + 1) > buckets.count / 4 * 3 { grow() }
@@ -103,23 +126,27 @@ struct ChatTable {
         if let free = freeSlots.popLast() {
             slot = Int(free)
             chats[slot] = chat
+            hasContent[slot] = true
         } else {
             precondition(chats.count < Int(Int32.max) - 1, "ChatTable: fewer than 2^31 chats")
             slot = chats.count
             chats.append(chat)
+            hasContent.append(true)
         }
         place(slot: slot, hash: hash)
         count += 1
         return nil
     }
 
-    /// Removes the chat with `id` and returns it, if any. O(1) expected.
+    /// Removes the chat with `id` and returns it and whether it had its content, if any.
+    /// O(1) expected.
     @usableFromInline
-    mutating func remove(id: String) -> Chat? {
+    mutating func remove(id: String) -> (chat: Chat, hasContent: Bool)? {
         guard var hole = bucket(of: id, hash: Self.hash(id)) else { return nil }
         let slot = Int(buckets[hole] & 0xFFFF_FFFF) - 1
-        let removed = chats[slot]
+        let removed = (chats[slot], hasContent[slot])
         chats[slot] = Self.placeholder
+        hasContent[slot] = true
         freeSlots.append(Int32(slot))
         count -= 1
         // Backward-shift deletion: move back every following entry whose probe passed the hole.

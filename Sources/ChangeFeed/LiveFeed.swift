@@ -136,9 +136,11 @@ public final class LiveFeed {
     /// subscriptions that fall behind together share one buffer.
     private var shownMade: [ShownKey: ShownList] = [:]
 
-    /// A feed over `chats` (in list order for the fastest start).
-    public init(chats: [Chat], options: FeedOptions = FeedOptions()) {
-        index = ChatIndex(chats: chats)
+    /// A feed over `chats` (in list order for the fastest start): whole, or without their
+    /// content when `content` is given, which the feed then reads from it for the rows it sends
+    /// (see `ChatContentSource`). The batches are the same either way.
+    public init(chats: [Chat], options: FeedOptions = FeedOptions(), content: ChatContentSource? = nil) {
+        index = ChatIndex(chats: chats, content: content)
         self.options = options
     }
 
@@ -229,9 +231,9 @@ public final class LiveFeed {
     public func apply(_ changes: [ChatChange]) -> [FeedNotification] {
         moment += 1
         for change in changes {
-            let previous = index.apply(change)
-            if let list = previous?.list { reach(list, change: change, previous: previous) }
-            if let list = change.chat?.list, list != previous?.list { reach(list, change: change, previous: previous) }
+            let previous = index.applyKeepingContent(change)
+            if let list = previous?.chat.list { reach(list, change: change, previous: previous) }
+            if let list = change.chat?.list, list != previous?.chat.list { reach(list, change: change, previous: previous) }
             if !shownMade.isEmpty { shownMade.removeAll() }
         }
         var notifications: [FeedNotification] = []
@@ -244,8 +246,9 @@ public final class LiveFeed {
         return notifications
     }
 
-    /// Shows `change` (the chat was `previous`) to every subscription of `list`.
-    private func reach(_ list: ChatList, change: ChatChange, previous: Chat?) {
+    /// Shows `change` (the chat was `previous`, with its content or not) to every subscription of
+    /// `list`.
+    private func reach(_ list: ChatList, change: ChatChange, previous: (chat: Chat, hasContent: Bool)?) {
         for position in positionsByList[ChatIndex.slot(of: list)] {
             if !subscriptions[position].reached {
                 subscriptions[position].reached = true
@@ -257,13 +260,14 @@ public final class LiveFeed {
         }
     }
 
-    /// Replaces the list with `chats` (in list order), when the feed lost track of the store's
-    /// changes (a gap in the change log), and gives every subscription a `feed.reset` with it:
-    /// now, or as soon as its acknowledgements allow. Pending batches are dropped.
+    /// Replaces the list with `chats` (in list order; without their content when `content` is
+    /// given, as in `init`), when the feed lost track of the store's changes (a gap in the change
+    /// log), and gives every subscription a `feed.reset` with it: now, or as soon as its
+    /// acknowledgements allow. Pending batches are dropped.
     ///
     /// - Complexity: O(n log n) for n chats (O(n) when they are in list order), plus the resets.
-    public func reload(chats: [Chat]) -> [FeedNotification] {
-        index = ChatIndex(chats: chats)
+    public func reload(chats: [Chat], content: ChatContentSource? = nil) -> [FeedNotification] {
+        index = ChatIndex(chats: chats, content: content)
         moment += 1
         var notifications: [FeedNotification] = []
         for position in subscriptions.indices {
@@ -302,8 +306,9 @@ public final class LiveFeed {
         subscription.known = [:]
     }
 
+    /// The subscription's rows now, whole; the content read for them is kept.
     private func snapshot(of subscription: Subscription) -> [Chat] {
-        index.chats(from: 0, count: subscription.limit ?? index.count(of: subscription.view), in: subscription.view)
+        index.chatsLoadingContent(from: 0, count: subscription.limit ?? index.count(of: subscription.view), in: subscription.view)
     }
 
     private func counts(of subscription: Subscription, count: Int) -> FeedCounts {
@@ -441,12 +446,12 @@ private struct Subscription {
     /// neither before nor after is not tracked: its list's counters are all it may change.
     /// Returns true when a waiting subscription's `known` outgrew `maxTracked`: the caller then
     /// replaces it by the shown rows. O(1).
-    mutating func track(_ chatID: String, previous: Chat?, current: Chat?) -> Bool {
-        guard !resetPending, previous?.list == view.list || current?.list == view.list else { return false }
+    mutating func track(_ chatID: String, previous: (chat: Chat, hasContent: Bool)?, current: Chat?) -> Bool {
+        guard !resetPending, previous?.chat.list == view.list || current?.list == view.list else { return false }
         countsMayHaveChanged = true
-        guard shown == nil, previous.map(view.contains) == true || current.map(view.contains) == true,
+        guard shown == nil, previous.map({ view.contains($0.chat) }) == true || current.map(view.contains) == true,
               known[chatID] == nil else { return false }
-        known[chatID] = KnownChat(chat: previous)
+        known[chatID] = KnownChat(chat: previous?.chat, hasContent: previous?.hasContent ?? true)
         return known.count > maxTracked && !canSend
     }
 }

@@ -33,7 +33,7 @@ struct ShownList {
         var unchanged: [Row] = []
         unchanged.reserveCapacity(scanned)
         for key in index.keys(from: 0, count: scanned, in: view) where known[key.id] == nil {
-            unchanged.append(Row(key: key, revision: index.chat(id: key.id)!.revision))
+            unchanged.append(Row(key: key, revision: index.storedChat(id: key.id)!.revision))
         }
         var changed: [Row] = []
         changed.reserveCapacity(known.count)

@@ -35,14 +35,17 @@ public final class UserFeeds {
     public var subscriptionCount: Int { userOfSubscription.count }
 
     /// Makes `user`'s lists live with `chats` (every chat of the user, in list order for the
-    /// fastest start), as of the moment the caller next applies changes after; idle until a
-    /// subscription arrives. Replaces lists already live (their subscriptions get resets).
+    /// fastest start; without their content when `content` is given, see `ChatContentSource`),
+    /// as of the moment the caller next applies changes after; idle until a subscription
+    /// arrives. Replaces lists already live (their subscriptions get resets).
     ///
     /// - Complexity: O(n) for n chats in list order.
     @discardableResult
-    public func load(_ user: String, chats: [Chat], now: ContinuousClock.Instant) -> [FeedNotification] {
-        if feeds[user] != nil { return reload(user, chats: chats) }
-        feeds[user] = LiveFeed(chats: chats, options: options)
+    public func load(
+        _ user: String, chats: [Chat], content: ChatContentSource? = nil, now: ContinuousClock.Instant
+    ) -> [FeedNotification] {
+        if feeds[user] != nil { return reload(user, chats: chats, content: content) }
+        feeds[user] = LiveFeed(chats: chats, options: options, content: content)
         liveUsers.insert(user, at: liveUsers.firstIndex { !$0.utf8.lexicographicallyPrecedes(user.utf8) } ?? liveUsers.endIndex)
         idleSince[user] = now
         return []
@@ -100,9 +103,10 @@ public final class UserFeeds {
         return feed.apply(changes)
     }
 
-    /// Replaces `user`'s live lists after a gap in the change log (see `LiveFeed.reload(chats:)`).
-    public func reload(_ user: String, chats: [Chat]) -> [FeedNotification] {
-        feeds[user]?.reload(chats: chats) ?? []
+    /// Replaces `user`'s live lists after a gap in the change log (see
+    /// `LiveFeed.reload(chats:content:)`).
+    public func reload(_ user: String, chats: [Chat], content: ChatContentSource? = nil) -> [FeedNotification] {
+        feeds[user]?.reload(chats: chats, content: content) ?? []
     }
 
     /// Drops the lists of every user idle since before `deadline`, and returns those users.

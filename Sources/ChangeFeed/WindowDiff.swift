@@ -3,9 +3,20 @@ import ListDiff
 
 /// What a subscriber last saw of a chat (nil when it did not exist). Content is compared whole,
 /// so that a chat removed and created again with the same id and revision still gets its new
-/// content.
+/// content — unless the index kept the chat without its content (`ChatContentSource`): then its
+/// other fields and revision are compared, as a chat's content never changes without a new
+/// revision.
 struct KnownChat {
     var chat: Chat?
+    /// False when `chat` lacks its content.
+    var hasContent = true
+
+    /// True when the subscriber's row of the chat differs from `now`.
+    func differs(from now: Chat?) -> Bool {
+        guard !hasContent, let chat, let now else { return chat != now }
+        return chat.id != now.id || chat.revision != now.revision || chat.lastMessageDate != now.lastMessageDate
+            || chat.unread != now.unread || chat.list != now.list || chat.pinOrder != now.pinOrder || chat.muted != now.muted
+    }
 
     /// The chat's key when it is a row of `view`.
     func key(in view: ChatListView) -> ChatOrderKey? {
@@ -84,7 +95,7 @@ struct WindowDiff {
         switch (oldIndex, newIndex) {
         case (let old?, let new?):
             if old != new { moves = [Move(from: old, to: new)] }
-            if was.chat != now { updates = Batch(updates: [IndexedItem(index: new, item: now!)]) }
+            if was.differs(from: now) { updates = Batch(updates: [IndexedItem(index: new, item: now!)]) }
         case (let old?, nil):
             deletes = [old]
             // The row after the window's last comes in (the chat was in it, and is no longer).
@@ -145,7 +156,7 @@ struct WindowDiff {
             }
             guard row.oldIndex != nil || row.newIndex != nil else { continue }
             row.keyChanged = wasKey != nil && nowKey != nil && wasKey != nowKey
-            row.revisionChanged = was.chat != now
+            row.revisionChanged = was.differs(from: now)
             rows.append(row)
         }
         if let limit {

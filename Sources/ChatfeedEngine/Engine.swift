@@ -28,6 +28,8 @@ final class Engine: @unchecked Sendable {
     private let ownCommits: OwnCommitFilter
     /// The live lists of the users in use (the default user's from the start).
     private let feed: UserFeeds
+    /// The titles and last messages of the chats the live lists load without them.
+    private let content: StoreContentSource
     private let queue: InputQueue
     /// The open sessions, by id.
     private(set) var sessions: [Int: Session] = [:]
@@ -78,8 +80,10 @@ final class Engine: @unchecked Sendable {
         // change, and the first round catches up on it.
         lastDataVersion = try store.dataVersion()
         // The default user's lists are live from the start (a single-account database starts as
-        // before); like any user's, they are dropped once idle for idleUserIndexSeconds.
-        let loaded = try store.allChats(of: options.defaultUser)
+        // before); like any user's, they are dropped once idle for idleUserIndexSeconds. They are
+        // loaded without the chats' content (titles, last messages: one scan of the list-order
+        // index), which is read for the rows that go out.
+        let loaded = try store.allChats(of: options.defaultUser, withContent: false)
         if !storeOptions.readOnly {
             // A change pruned before this registration shows as a gap at the first catch-up.
             do {
@@ -94,7 +98,8 @@ final class Engine: @unchecked Sendable {
             }
         }
         feed = UserFeeds(options: options.feed)
-        feed.load(options.defaultUser, chats: loaded.chats, now: .now)
+        content = StoreContentSource(store: store, logger: logger)
+        feed.load(options.defaultUser, chats: loaded.chats, content: content, now: .now)
         lastSequence = loaded.latestSequence
         logger.info("loaded chat list", metadata: [
             "user": "\(options.defaultUser)",
@@ -442,8 +447,8 @@ final class Engine: @unchecked Sendable {
             if !feed.isLive(user) {
                 // The user's first subscription: their lists become live, as of now (every write
                 // before it is committed and applied, so the next catch-up starts from here).
-                let loaded = try store.allChats(of: user)
-                feed.load(user, chats: loaded.chats, now: .now)
+                let loaded = try store.allChats(of: user, withContent: false)
+                feed.load(user, chats: loaded.chats, content: content, now: .now)
                 logger.debug("loaded a user's chat lists", metadata: [
                     "user": "\(user)", "chats": "\(loaded.chats.count)", "changeSequence": "\(loaded.latestSequence)",
                 ])
@@ -718,9 +723,9 @@ final class Engine: @unchecked Sendable {
             var latest = try store.latestChangeSequence()
             var notifications: [FeedNotification] = []
             for user in feed.liveUsers {
-                let loaded = try store.allChats(of: user)
+                let loaded = try store.allChats(of: user, withContent: false)
                 latest = min(latest, loaded.latestSequence)
-                notifications += feed.reload(user, chats: loaded.chats)
+                notifications += feed.reload(user, chats: loaded.chats, content: content)
             }
             lastSequence = latest
             enqueue(notifications)

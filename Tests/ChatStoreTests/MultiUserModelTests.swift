@@ -95,6 +95,12 @@ import TestSupport
             #expect(Set(byUser.changes.map(\.user)).count == byUser.changes.count, "\(context): a user twice")
             for user in Self.userIDs {
                 let (chats, _) = try store.allChats(of: user)
+                // Loaded without content (every field but the title, createdAt and last message),
+                // then the content: the same rows.
+                var narrow = try store.allChats(of: user, withContent: false).chats
+                #expect(narrow.allSatisfy { $0.title.isEmpty && $0.lastMessage == nil })
+                #expect(try store.loadContent(of: &narrow))
+                #expect(narrow == chats, "\(context): \(user)'s lists loaded without content, then their content")
                 let expected = model.all(user: user)
                 #expect(chats.map(\.id) == expected.map(\.id), "\(context): \(user)'s lists")
                 for (chat, want) in zip(chats, expected) {
