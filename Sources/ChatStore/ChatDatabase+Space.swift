@@ -22,7 +22,7 @@ extension ChatDatabase {
         var logLimit = maxWriteAheadLogBytes
         if let bytes = options.maxDatabaseBytes { logLimit = min(logLimit, max(bytes / 4, 64 << 10)) }
         try db.execute("PRAGMA journal_size_limit = \(logLimit)")
-        if let bytes = options.maxDatabaseBytes {
+        if options.maxDatabaseBytes != nil {
             let pageSize = try db.cachedStatement("PRAGMA page_size").fetchValue(Int64.self) ?? 4096
             let pages = max(Int(logLimit / max(pageSize, 512)), 16)
             try db.execute("PRAGMA wal_autocheckpoint = \(min(options.autoCheckpointPages ?? 1000, pages))")
