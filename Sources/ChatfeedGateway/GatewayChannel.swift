@@ -68,11 +68,8 @@ struct GatewayChannel: ServerChildChannel, HTTPChannelHandler {
                             preconditionFailure("an upgrade without an admission")
                         }
                         // The heartbeat sees each frame before the connection's handler does.
-                        var heartbeatLogger = logger
-                        heartbeatLogger[metadataKey: "user"] = "\(admission.user)"
-                        heartbeatLogger[metadataKey: "address"] = "\(admission.address)"
                         try channel.pipeline.syncOperations.addHandlers(
-                            GatewayHeartbeat(interval: core.options.pingInterval, logger: heartbeatLogger),
+                            GatewayHeartbeat(interval: core.options.pingInterval, logger: logger, admission: admission),
                             GatewayWebSocketHandler(core: core, admission: admission))
                         return UpgradeResult.webSocket
                     }

@@ -33,6 +33,9 @@ final class GatewayHeartbeat: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let interval: TimeAmount
     private let logger: Logger
+    /// The connection's user and address, for the log line (kept apart from the logger: a
+    /// logger with metadata of its own costs each idle connection an allocation).
+    private let admission: Admission
     private var timer: Scheduled<Void>?
     /// When the last bytes came from the client (or the gateway last resumed reading).
     private var lastHeard = NIODeadline.now()
@@ -43,9 +46,10 @@ final class GatewayHeartbeat: ChannelDuplexHandler, RemovableChannelHandler {
     private var readHeld = false
 
     /// - Parameter interval: the time between pings (`GatewayOptions.pingIntervalSeconds`).
-    init(interval: TimeAmount, logger: Logger) {
+    init(interval: TimeAmount, logger: Logger, admission: Admission) {
         self.interval = interval
         self.logger = logger
+        self.admission = admission
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -103,6 +107,7 @@ final class GatewayHeartbeat: ChannelDuplexHandler, RemovableChannelHandler {
         if let sent = oldestUnanswered, !readHeld, now - sent >= interval * 2 {
             logger.info("closing a connection: no pong (or any frame) within two ping intervals (1001)", metadata: [
                 "waitedMilliseconds": "\((now - sent).nanoseconds / 1_000_000)",
+                "user": "\(admission.user)", "address": "\(admission.address)",
             ])
             var reason = context.channel.allocator.buffer(capacity: 64)
             reason.write(webSocketErrorCode: Self.timeoutCode)
