@@ -135,6 +135,30 @@ public final class EngineSession: Sendable {
         await queue.pushSuspending(session: id, bytes)
     }
 
+    /// What `trySend(_:whenRoom:)` did with the bytes.
+    public enum SendOutcome: Sendable {
+        /// Handed to the engine.
+        case sent
+        /// Not taken: this session's queued input is full (or held). `whenRoom` will be called
+        /// once; offer the bytes again then.
+        case full
+        /// Not taken: the session has ended or the engine has stopped.
+        case ended
+    }
+
+    /// `send(_:)` for an event loop that must never wait: hands the bytes to the engine when this
+    /// session's queued input has room (256 KiB), and otherwise takes nothing and calls `whenRoom`
+    /// once (on the engine's thread or the one that ends the session, never under a lock), when
+    /// it has room again, the session ends or the engine stops. A gateway stops reading the
+    /// session's socket meanwhile (TCP backpressure on the client); no other session waits.
+    public func trySend(_ bytes: [UInt8], whenRoom: @escaping @Sendable () -> Void) -> SendOutcome {
+        switch queue.tryPush(session: id, bytes, whenRoom: whenRoom) {
+        case .pushed: .sent
+        case .full: .full
+        case .ended: .ended
+        }
+    }
+
     /// Ends the session's input: the engine answers what it has, ends the session's
     /// subscriptions and finishes its output.
     public func close() {

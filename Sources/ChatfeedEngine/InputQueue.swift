@@ -35,6 +35,9 @@ final class InputQueue: @unchecked Sendable {
     /// Suspended senders (`pushSuspending`), by session, resumed when their queue has room again,
     /// their session ends or the engine stops.
     private var roomWaiters: [Int: [CheckedContinuation<Void, Never>]] = [:]
+    /// Senders that did not wait (`tryPush`), by session: called once, after the lock is
+    /// released, when their queue has room again, their session ends or the engine stops.
+    private var roomCallbacks: [Int: [@Sendable () -> Void]] = [:]
 
     init(capacityBytes: Int = 256 << 10) {
         self.capacityBytes = capacityBytes
@@ -119,21 +122,63 @@ final class InputQueue: @unchecked Sendable {
         }
     }
 
-    /// Resumes the suspended senders of sessions whose queue has room, or that ended (lock held).
-    private func resumeRoomWaiters() {
-        guard !roomWaiters.isEmpty else { return }
+    /// The outcome of `tryPush`.
+    enum TryPushOutcome: Sendable {
+        /// Queued.
+        case pushed
+        /// Not queued: the session's queue is full. The callback given is called once when it has
+        /// room again (or the session ends, or the engine stops).
+        case full
+        /// Not queued: the engine has stopped or the session has ended.
+        case ended
+    }
+
+    /// Adds a session's bytes without waiting, for an event loop that feeds a session: when the
+    /// session's queue is full (more than `capacityBytes` wait, held or not) nothing is queued and
+    /// `whenRoom` is called once, on whatever thread makes the room (never under this queue's
+    /// lock), when the bytes may be offered again.
+    func tryPush(session: Int, _ bytes: [UInt8], whenRoom: @escaping @Sendable () -> Void) -> TryPushOutcome {
+        condition.lock()
+        defer { condition.unlock() }
+        if stopped || !open.contains(session) { return .ended }
+        if queuedBytes[session, default: 0] > capacityBytes {
+            roomCallbacks[session, default: []].append(whenRoom)
+            return .full
+        }
+        queuedBytes[session, default: 0] += bytes.count
+        items.append(.bytes(session: session, bytes))
+        condition.broadcast()
+        return .pushed
+    }
+
+    /// Resumes the suspended senders of sessions whose queue has room, or that ended (lock held),
+    /// and returns the callbacks of the senders that did not wait, for the caller to call once it
+    /// has released the lock.
+    private func resumeRoomWaiters() -> [@Sendable () -> Void] {
+        var callbacks: [@Sendable () -> Void] = []
+        for (session, waiting) in roomCallbacks
+        where stopped || !open.contains(session) || queuedBytes[session, default: 0] <= capacityBytes {
+            roomCallbacks[session] = nil
+            callbacks.append(contentsOf: waiting)
+        }
+        guard !roomWaiters.isEmpty else { return callbacks }
         for (session, waiters) in roomWaiters
         where stopped || !open.contains(session) || queuedBytes[session, default: 0] <= capacityBytes {
             roomWaiters[session] = nil
             for waiter in waiters { waiter.resume() }
         }
+        return callbacks
     }
 
     /// Everything queued for sessions that are not held, in arrival order, waiting up to
     /// `timeout` seconds for something to arrive. After `stop()` it takes everything, held or not.
     func takeAll(waitingAtMost timeout: TimeInterval) -> [Input] {
         condition.lock()
-        defer { condition.unlock() }
+        var callbacks: [@Sendable () -> Void] = []
+        defer {
+            condition.unlock()
+            for callback in callbacks { callback() }
+        }
         if !stopped && !wakePending && !items.contains(where: isTakeable) {
             _ = condition.wait(until: Date(timeIntervalSinceNow: timeout))
         }
@@ -151,7 +196,7 @@ final class InputQueue: @unchecked Sendable {
         items = kept
         databaseChangePending = false
         condition.broadcast()
-        resumeRoomWaiters()
+        callbacks = resumeRoomWaiters()
         return taken
     }
 
@@ -188,8 +233,9 @@ final class InputQueue: @unchecked Sendable {
             items.append(.endOfInput(session: session))
         }
         condition.broadcast()
-        resumeRoomWaiters()
+        let callbacks = resumeRoomWaiters()
         condition.unlock()
+        for callback in callbacks { callback() }
     }
 
     /// Forgets an ended session whose end the engine handled.
@@ -221,8 +267,9 @@ final class InputQueue: @unchecked Sendable {
         condition.lock()
         stopped = true
         condition.broadcast()
-        resumeRoomWaiters()
+        let callbacks = resumeRoomWaiters()
         condition.unlock()
+        for callback in callbacks { callback() }
     }
 }
 

@@ -8,7 +8,6 @@ import NIOHTTPTypesHTTP1
 import NIOWebSocket
 import ServiceLifecycle
 import Synchronization
-@_spi(WSInternal) import WSCore
 
 /// A connection's HTTP/1 channel with the gateway's WebSocket upgrade (`GET /v1/feed`). It is
 /// hummingbird-websocket's upgrade channel with one difference: a refused upgrade gets its own
@@ -16,7 +15,8 @@ import Synchronization
 /// with an empty 400.
 struct GatewayChannel: ServerChildChannel, HTTPChannelHandler {
     enum UpgradeResult: Sendable {
-        case webSocket(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, Admission, Logger)
+        /// Upgraded: `GatewayWebSocketHandler` serves it on its event loop.
+        case webSocket
         case notUpgraded(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
         case refused(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>, GatewayRefusal)
     }
@@ -67,16 +67,11 @@ struct GatewayChannel: ServerChildChannel, HTTPChannelHandler {
                         guard case .success(let admission) = decision.result else {
                             preconditionFailure("an upgrade without an admission")
                         }
-                        core.track(channel)
-                        // The heartbeat sees each frame before the session's reader does.
-                        var heartbeatLogger = logger
-                        heartbeatLogger[metadataKey: "user"] = "\(admission.user)"
-                        heartbeatLogger[metadataKey: "address"] = "\(admission.address)"
-                        try channel.pipeline.syncOperations.addHandler(
-                            GatewayHeartbeat(interval: core.options.pingInterval, logger: heartbeatLogger))
-                        let webSocket = try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(
-                            wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
-                        return UpgradeResult.webSocket(webSocket, admission, logger)
+                        // The heartbeat sees each frame before the connection's handler does.
+                        try channel.pipeline.syncOperations.addHandlers(
+                            GatewayHeartbeat(interval: core.options.pingInterval, logger: logger, admission: admission),
+                            GatewayWebSocketHandler(core: core, admission: admission))
+                        return UpgradeResult.webSocket
                     }
                 }
             )
@@ -111,10 +106,12 @@ struct GatewayChannel: ServerChildChannel, HTTPChannelHandler {
     }
 
     func handle(value: Value, logger: Logger) async {
+        // A WebSocket is served on its event loop, with no task: its slot is given back when its
+        // socket closes. A connection admitted but never served (gone before or during its 101)
+        // gives its slot back here.
+        var served = false
         defer {
-            // A connection admitted but never served (gone before or during its 101) gives its
-            // slot back here; a served one already did.
-            if case .success(let admission)? = value.decision.result { admission.slot.release() }
+            if !served, case .success(let admission)? = value.decision.result { admission.slot.release() }
         }
         do {
             // A connection still sending its request when the server stops is closed: its upgrade
@@ -129,19 +126,8 @@ struct GatewayChannel: ServerChildChannel, HTTPChannelHandler {
                 await handleHTTP(asyncChannel: http, logger: logger)
             case .refused(let http, let refusal):
                 await Self.write(refusal, to: http)
-            case .webSocket(let webSocket, let admission, let logger):
-                let core = self.core
-                _ = try? await WebSocketHandler.handle(
-                    type: .server,
-                    configuration: .init(
-                        // The gateway's own heartbeat pings (GatewayHeartbeat).
-                        extensions: [], autoPing: .disabled,
-                        closeTimeout: .seconds(5), validateUTF8: true, maxFrameSize: core.maxFrameBytes),
-                    asyncChannel: webSocket,
-                    context: GatewayWebSocketContext(logger: logger),
-                    handler: { inbound, outbound, _ in
-                        try await core.serve(admission, inbound: inbound, outbound: outbound)
-                    })
+            case .webSocket:
+                served = true
             }
         } catch {
             logger.debug("connection ended before its upgrade was decided", metadata: ["error": "\(error)"])
@@ -168,10 +154,6 @@ final class UpgradeDecision: Sendable {
     func set(_ result: Result<Admission, GatewayRefusal>) { value.withLock { $0 = result } }
 
     var result: Result<Admission, GatewayRefusal>? { value.withLock { $0 } }
-}
-
-struct GatewayWebSocketContext: WebSocketContext {
-    let logger: Logger
 }
 
 /// An upgrade the gateway refused: the HTTP status and the one-line reason.

@@ -5,18 +5,17 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import Synchronization
-import WSCore
 
 /// A WebSocket the gateway let in: its user, its slot among `maxConnections`.
 struct Admission: Sendable {
     var user: String
     var address: String
-    /// Given back once, when `serve` ends or when the upgrade never reaches it.
+    /// Given back once, when its socket closes.
     let slot: AdmissionSlot
 }
 
 /// A connection slot `GatewayCore.admit` took. `release()` gives it back the first time only, so
-/// that both the end of `serve` and the end of an upgrade that failed after its admission (the
+/// that both the close of a served WebSocket and the end of an upgrade that failed after its admission (the
 /// client gone before the 101 was written) may call it: a slot never leaks, and is never given
 /// back twice.
 final class AdmissionSlot: Sendable {
@@ -48,8 +47,6 @@ final class GatewayCore: Sendable {
         var nextID = 1
     }
     private let state = Mutex(State())
-    /// Every WebSocket's channel while it is open, for the last step of a shutdown.
-    private let channels = Mutex<[ObjectIdentifier: any Channel]>([:])
 
     init(engine: ChatEngine, options: GatewayOptions, tokens: GatewayTokens, logger: Logger, metrics: GatewayMetrics) {
         self.engine = engine
@@ -64,7 +61,7 @@ final class GatewayCore: Sendable {
     // MARK: Admission
 
     /// Decides an upgrade of `uri`: the path, the shutdown state, `maxConnections`, the token and
-    /// its user. A success holds a connection slot until `serve` ends.
+    /// its user. A success holds a connection slot until its socket closes.
     func admit(uri: String, headers: HTTPHeaders, address: String) async -> Result<Admission, GatewayRefusal> {
         let (path, query) = Self.split(uri)
         guard path == "/v1/feed" else {
@@ -130,38 +127,36 @@ final class GatewayCore: Sendable {
 
     // MARK: Sessions
 
-    /// Serves one admitted WebSocket until it closes (see `GatewayConnection`).
-    func serve(_ admission: Admission, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
-        let started = ContinuousClock.now
-        let (id, connection, draining) = state.withLock { state -> (Int, GatewayConnection, Bool) in
+    /// Registers an upgraded WebSocket of `admission` (on its event loop, from its handler) and
+    /// opens its engine session; a connection registered while a drain runs is shut down at once.
+    /// - Returns: the connection's id for `closed`, and the connection.
+    func open(_ admission: Admission, channel: any Channel, output: GatewayOutput) -> (Int, GatewayConnection) {
+        let connection = GatewayConnection(engine: engine, admission: admission, channel: channel, output: output, metrics: metrics)
+        let (id, draining) = state.withLock { state -> (Int, Bool) in
             let id = state.nextID
             state.nextID += 1
-            let connection = GatewayConnection(core: self, admission: admission)
             state.open[id] = connection
-            return (id, connection, state.draining)
+            return (id, state.draining)
         }
         // Admitted before the drain began but registered after it took the open connections:
         // the drain did not see it, so it closes here, with 1012 like the others.
         if draining { connection.shutDown() }
         metrics.connectionOpened()
         logger.info("connection opened", metadata: ["user": "\(admission.user)", "address": "\(admission.address)"])
-        var reason = "closed"
-        defer {
-            state.withLock { state in state.open[id] = nil }
-            admission.slot.release()
-            metrics.connectionClosed(subscriptionsLeft: connection.traffic.openSubscriptions)
-            let duration = ContinuousClock.now - started
-            logger.info("connection closed", metadata: [
-                "user": "\(admission.user)", "address": "\(admission.address)", "reason": "\(reason)",
-                "duration": "\(duration.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 3))))",
-            ])
-        }
-        do {
-            reason = try await connection.run(inbound: inbound, outbound: outbound)
-        } catch {
-            reason = "\(error)"
-            throw error
-        }
+        return (id, connection)
+    }
+
+    /// The WebSocket `id` closed (its socket did): its slot is given back, and its log line says
+    /// why.
+    func closed(_ id: Int, _ connection: GatewayConnection, reason: String) {
+        state.withLock { state in state.open[id] = nil }
+        connection.admission.slot.release()
+        metrics.connectionClosed(subscriptionsLeft: connection.traffic.openSubscriptions)
+        let duration = ContinuousClock.now - connection.opened
+        logger.info("connection closed", metadata: [
+            "user": "\(connection.admission.user)", "address": "\(connection.admission.address)", "reason": "\(reason)",
+            "duration": "\(duration.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 3))))",
+        ])
     }
 
     /// Stops admitting connections, ends every session (the engine answers what it received and
@@ -178,39 +173,22 @@ final class GatewayCore: Sendable {
         while connectionCount > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
-        if connectionCount > 0 {
-            logger.warning("connections still open after the shutdown grace: cut", metadata: ["connections": "\(connectionCount)"])
-            for connection in state.withLock({ Array($0.open.values) }) { connection.cut() }
+        // A connection whose client stopped reading never takes its last lines nor the close
+        // frame, and would hold the server's stop until the heartbeat gives up on it: its socket
+        // is closed (what it had not sent is dropped).
+        let left = state.withLock { Array($0.open.values) }
+        if !left.isEmpty {
+            logger.warning("WebSockets still open after the shutdown grace: their sockets closed", metadata: ["sockets": "\(left.count)"])
+            for connection in left { connection.cut() }
         }
-        // Each WebSocket's socket closes with its close handshake; one whose client stopped
-        // reading never takes the close frame (nor a cut connection's last lines), and would hold
-        // the server's stop until the heartbeat gives up on it: a second more, then it is closed.
+        // Upgrades still under way when the drain began end too (refused or closed).
         let socketsDeadline = ContinuousClock.now + .seconds(1)
-        while connectionCount > 0 || channels.withLock({ !$0.isEmpty }), ContinuousClock.now < socketsDeadline {
+        while connectionCount > 0, ContinuousClock.now < socketsDeadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
-        closeEveryChannel()
     }
 
     var isDraining: Bool { state.withLock { $0.draining } }
-
-    /// Keeps a WebSocket's `channel` until it closes: a shutdown closes those that outlive its
-    /// grace.
-    func track(_ channel: any Channel) {
-        let key = ObjectIdentifier(channel)
-        channels.withLock { $0[key] = channel }
-        channel.closeFuture.whenComplete { [self] _ in _ = channels.withLock { $0.removeValue(forKey: key) } }
-    }
-
-    /// Closes every connection's socket: what was pending on them fails, and every task that
-    /// waited on them (a write to a client that stopped reading, say) ends, so that the server
-    /// can stop.
-    private func closeEveryChannel() {
-        let open = channels.withLock { Array($0.values) }
-        guard !open.isEmpty else { return }
-        logger.warning("WebSockets still open after the shutdown grace: their sockets closed", metadata: ["sockets": "\(open.count)"])
-        for channel in open { channel.close(promise: nil) }
-    }
 
     // MARK: URIs
 

@@ -12,9 +12,9 @@ import NIOWebSocket
 /// itself does not read the socket (flow control holds the session's requests until its output
 /// drains), the clock stops: a pong the gateway has not read yet is not the client's fault.
 ///
-/// A channel handler between the WebSocket frame decoder and the connection's async channel, on
-/// the channel's event loop: it sees each frame as it is read from the socket, before the
-/// session's reader, and writes its pings into the pipeline directly, so that a ping never waits
+/// A channel handler between the WebSocket frame decoder and the connection's handler
+/// (`GatewayWebSocketHandler`), on the channel's event loop: it sees each frame as it is read
+/// from the socket, before the session's handler, and writes its pings into the pipeline directly, so that a ping never waits
 /// behind the session's unsent output (the socket's own buffer is the only queue it waits in).
 /// hummingbird-websocket's `autoPing` is off: it closes a connection one interval after an
 /// unanswered ping, and it sees a pong only when the session's reader reads.
@@ -27,8 +27,15 @@ final class GatewayHeartbeat: ChannelDuplexHandler, RemovableChannelHandler {
     /// The close code of a connection whose pings went unanswered.
     static let timeoutCode = WebSocketErrorCode.goingAway
 
+    /// The event the heartbeat fires (inbound, to the handlers after it) before it closes a
+    /// connection whose pings went unanswered.
+    struct TimedOut: Sendable {}
+
     private let interval: TimeAmount
     private let logger: Logger
+    /// The connection's user and address, for the log line (kept apart from the logger: a
+    /// logger with metadata of its own costs each idle connection an allocation).
+    private let admission: Admission
     private var timer: Scheduled<Void>?
     /// When the last bytes came from the client (or the gateway last resumed reading).
     private var lastHeard = NIODeadline.now()
@@ -39,9 +46,10 @@ final class GatewayHeartbeat: ChannelDuplexHandler, RemovableChannelHandler {
     private var readHeld = false
 
     /// - Parameter interval: the time between pings (`GatewayOptions.pingIntervalSeconds`).
-    init(interval: TimeAmount, logger: Logger) {
+    init(interval: TimeAmount, logger: Logger, admission: Admission) {
         self.interval = interval
         self.logger = logger
+        self.admission = admission
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -67,7 +75,7 @@ final class GatewayHeartbeat: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelReadComplete(context: ChannelHandlerContext) {
         // The channel asks for its next read right after this unless a handler after this one
-        // (the async channel, when the session's reader is not reading) holds it.
+        // (the connection's, while the engine has no room for the session's requests) holds it.
         readHeld = true
         context.fireChannelReadComplete()
     }
@@ -99,11 +107,13 @@ final class GatewayHeartbeat: ChannelDuplexHandler, RemovableChannelHandler {
         if let sent = oldestUnanswered, !readHeld, now - sent >= interval * 2 {
             logger.info("closing a connection: no pong (or any frame) within two ping intervals (1001)", metadata: [
                 "waitedMilliseconds": "\((now - sent).nanoseconds / 1_000_000)",
+                "user": "\(admission.user)", "address": "\(admission.address)",
             ])
             var reason = context.channel.allocator.buffer(capacity: 64)
             reason.write(webSocketErrorCode: Self.timeoutCode)
             reason.writeString("no pong within two ping intervals")
             let close = WebSocketFrame(fin: true, opcode: .connectionClose, data: reason)
+            context.fireUserInboundEventTriggered(TimedOut())
             context.writeAndFlush(wrapOutboundOut(close), promise: nil)
             context.close(promise: nil)
             return

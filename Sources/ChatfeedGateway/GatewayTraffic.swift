@@ -42,9 +42,10 @@ final class GatewayTraffic: Sendable {
     private static let response = Array(#"{"jsonrpc":"2.0","id":"#.utf8)
     private static let error = Array(#","error":{"code":"#.utf8)
 
-    /// A line out; true when it is a batch or a reset (`notificationWritten` follows its write).
+    /// A line out (its bytes, without the newline); true when it is a batch or a reset
+    /// (`notificationWritten` follows its write).
     @discardableResult
-    func sent(_ line: [UInt8]) -> Bool {
+    func sent(_ line: UnsafeRawBufferPointer) -> Bool {
         if line.starts(with: Self.notification) {
             if line.starts(with: Self.batch) {
                 metrics.batchSent()
@@ -82,7 +83,7 @@ final class GatewayTraffic: Sendable {
     func notificationWritten() { metrics.notificationWritten() }
 
     /// The index just after the JSON id that starts at `start` (a string, a number or null).
-    private static func endOfID(in line: [UInt8], from start: Int) -> Int? {
+    private static func endOfID(in line: UnsafeRawBufferPointer, from start: Int) -> Int? {
         guard start < line.count else { return nil }
         var index = start
         if line[index] == UInt8(ascii: "\"") {

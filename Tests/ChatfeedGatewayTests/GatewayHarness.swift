@@ -7,6 +7,7 @@ import HummingbirdWSClient
 import JSONCodec
 import Logging
 import NIOCore
+import NIOWebSocket
 import ServiceLifecycle
 import Synchronization
 import Testing
@@ -111,6 +112,8 @@ final class TestSocket: @unchecked Sendable {
     enum Outgoing: Sendable {
         case text(String)
         case binary([UInt8])
+        /// Frames as they are (fragments, control frames), masked by the client.
+        case frames([WebSocketFrame])
     }
 
     private init(inbox: Inbox, outgoing: AsyncStream<Outgoing>.Continuation, closed: Task<WebSocketCloseFrame?, any Error>) {
@@ -137,6 +140,7 @@ final class TestSocket: @unchecked Sendable {
                             switch message {
                             case .text(let text): try await outbound.write(.text(text))
                             case .binary(let bytes): try await outbound.write(.binary(ByteBuffer(bytes: bytes)))
+                            case .frames(let frames): for frame in frames { try await outbound.write(.custom(frame)) }
                             }
                         }
                     }
@@ -163,6 +167,8 @@ final class TestSocket: @unchecked Sendable {
 
     func send(_ text: String) { outgoing.yield(.text(text)) }
     func sendBinary(_ bytes: [UInt8]) { outgoing.yield(.binary(bytes)) }
+    /// Sends `frames` as they are, in order.
+    func sendFrames(_ frames: [WebSocketFrame]) { outgoing.yield(.frames(frames)) }
     func finishSending() { outgoing.finish() }
 
     static func request(id: Int, _ method: String, _ params: JSONObject = [:]) -> String {

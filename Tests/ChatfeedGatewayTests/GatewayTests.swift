@@ -3,6 +3,7 @@ import ChatfeedGateway
 import Foundation
 import JSONCodec
 import JWTKit
+import NIOCore
 import NIOWebSocket
 import Testing
 import TestSupport
@@ -105,6 +106,49 @@ extension GatewaySuites {
             try await harness.stop()
         }
 
+        /// A text message in fragments (continuation frames, a ping between them) is one request;
+        /// fragments over `maxLineBytes` in all (each under it) close with 1009, a continuation
+        /// that continues nothing with 1002, a text message that is not UTF-8 with 1007.
+        @Test func aFragmentedTextMessageIsOneRequest() async throws {
+            let harness = try await GatewayHarness(maxLineBytes: 4096)
+            let socket = try await harness.connect("me")
+            let request = Array(TestSocket.request(id: 5, "server.version").utf8)
+            socket.sendFrames([
+                WebSocketFrame(fin: false, opcode: .text, data: ByteBuffer(bytes: request[0..<10])),
+                WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer(string: "between")),
+                WebSocketFrame(fin: false, opcode: .continuation, data: ByteBuffer(bytes: request[10..<20])),
+                WebSocketFrame(fin: true, opcode: .continuation, data: ByteBuffer(bytes: request[20...])),
+            ])
+            #expect(try await socket.response(to: 5)["result"]?["protocol"] != nil)
+            _ = try await socket.result("server.version")
+
+            let long = try await harness.connect("me")
+            _ = try await long.result("server.version")
+            let spaces = ByteBuffer(repeating: 0x20, count: 3000)
+            long.sendFrames([
+                WebSocketFrame(fin: false, opcode: .text, data: ByteBuffer(string: "{")),
+                WebSocketFrame(fin: false, opcode: .continuation, data: spaces),
+                WebSocketFrame(fin: true, opcode: .continuation, data: spaces),
+            ])
+            #expect(try await long.next() == nil)
+            #expect(try await long.closeFrame()?.closeCode == .messageTooLarge)
+
+            let stray = try await harness.connect("me")
+            _ = try await stray.result("server.version")
+            stray.sendFrames([WebSocketFrame(fin: true, opcode: .continuation, data: ByteBuffer(string: "{}"))])
+            #expect(try await stray.next() == nil)
+            #expect(try await stray.closeFrame()?.closeCode == .protocolError)
+
+            let invalid = try await harness.connect("me")
+            _ = try await invalid.result("server.version")
+            invalid.sendFrames([WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: [0x22, 0xFF, 0xFE, 0x22]))])
+            #expect(try await invalid.next() == nil)
+            #expect(try await invalid.closeFrame()?.closeCode == .dataInconsistentWithMessage)
+            // Others go on.
+            _ = try await socket.result("server.version")
+            try await harness.stop()
+        }
+
         // MARK: Limits and shutdown
 
         @Test func oneConnectionBeyondMaxConnectionsIs503() async throws {
@@ -149,14 +193,7 @@ extension GatewaySuites {
         /// hold: the shutdown cuts it after the grace and closes its socket, and ends.
         @Test(.hangGuard) func aShutdownEndsWhileAClientNeverReadsItsLines() async throws {
             let harness = try await GatewayHarness { $0.shutdownGraceSeconds = 1 }
-            let writer = try await harness.connect("me")
-            for index in 0..<100 {
-                _ = try await writer.result("chat.create", ["chat": .string("c\(index)"), "title": .string(String(repeating: "t", count: 250)), "createdAt": .integer(index)])
-            }
-            let stuck = try await harness.connect("me")
-            _ = try await stuck.result("server.version")
-            stuck.stopReading()
-            for id in 1...600 { stuck.send(TestSocket.request(id: 1000 + id, "chats.list", ["limit": 100])) }
+            _ = try await Self.stalledReader(of: harness, lists: 600)
             try await Task.sleep(for: .milliseconds(500))
             let started = ContinuousClock.now
             try await harness.stop()
@@ -193,8 +230,10 @@ extension GatewaySuites {
 
         // MARK: Flow control
 
-        @Test func aReaderThatStopsReadingNeverDelaysAnotherSession() async throws {
-            let harness = try await GatewayHarness(sessionOutputLimitBytes: 64 << 10)
+        /// 100 chats with long titles, made by a session of `me`; then another session of `me`
+        /// that stops reading its socket and asks for `lists` lists of all 100 (ids 1001…),
+        /// about 30 KB each.
+        static func stalledReader(of harness: GatewayHarness, lists: Int) async throws -> TestSocket {
             let writer = try await harness.connect("me")
             for index in 0..<100 {
                 _ = try await writer.result("chat.create", ["chat": .string("c\(index)"), "title": .string(String(repeating: "t", count: 250)), "createdAt": .integer(index)])
@@ -202,9 +241,15 @@ extension GatewaySuites {
             let slow = try await harness.connect("me")
             _ = try await slow.result("server.version")
             slow.stopReading()
-            // ~30 KB per answer, far more than the socket buffers and the 64 KiB bound hold.
+            for id in 1...lists { slow.send(TestSocket.request(id: 1000 + id, "chats.list", ["limit": 100])) }
+            return slow
+        }
+
+        @Test func aReaderThatStopsReadingNeverDelaysAnotherSession() async throws {
+            let harness = try await GatewayHarness(sessionOutputLimitBytes: 64 << 10)
+            // Far more than the socket buffers and the 64 KiB bound hold.
             let requests = 600
-            for id in 1...requests { slow.send(TestSocket.request(id: 1000 + id, "chats.list", ["limit": 100])) }
+            let slow = try await Self.stalledReader(of: harness, lists: requests)
             try await Task.sleep(for: .milliseconds(500))
             // Another session is answered at once, and sees writes.
             let fast = try await harness.connect("me")
@@ -219,6 +264,40 @@ extension GatewaySuites {
                 #expect(response["result"]?["items"]?.arrayValue?.count == 100)
             }
             _ = try await slow.result("server.version")
+            try await harness.stop()
+        }
+
+        /// A client that goes on sending while its session is held (its output over the bound,
+        /// the client not reading): past what the engine queues for the session (256 KiB) the
+        /// gateway leaves the rest in the socket; once the client reads again, every request is
+        /// answered, in order, and another session was served all along.
+        @Test func aClientThatSendsWhileItsSessionIsHeldIsAnsweredInOrder() async throws {
+            let harness = try await GatewayHarness(sessionOutputLimitBytes: 16 << 10)
+            // 9 MB of answers: more than the sockets' buffers hold, so the output passes its
+            // 16 KiB bound, and the session is held.
+            let lists = 300
+            let slow = try await Self.stalledReader(of: harness, lists: lists)
+            // Then 2 MB of small requests (padded with JSON whitespace): eight times what the
+            // engine queues for a session.
+            let padding = String(repeating: " ", count: 2000)
+            let versions = 1000
+            for id in 1...versions { slow.send("{" + padding + TestSocket.request(id: 10_000 + id, "server.version").dropFirst()) }
+            try await Task.sleep(for: .milliseconds(500))
+            let fast = try await harness.connect("me")
+            for index in 0..<10 {
+                _ = try await fast.result("chat.rename", ["chat": "c0", "title": .string("renamed \(index)")])
+            }
+            slow.resumeReading()
+            var expected = Array(1001...(1000 + lists)) + Array(10_001...(10_000 + versions))
+            expected.append(99)
+            slow.send(TestSocket.request(id: 99, "server.version"))
+            var answered: [Int] = []
+            while answered.count < expected.count, let message = try await slow.next() {
+                guard let id = message["id"]?.numberValue?.int64Value else { continue }
+                #expect(message["result"] != nil, "\(message)")
+                answered.append(Int(id))
+            }
+            #expect(answered == expected)
             try await harness.stop()
         }
     }
