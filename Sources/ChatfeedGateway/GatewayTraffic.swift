@@ -59,7 +59,10 @@ final class GatewayTraffic: Sendable {
         }
         guard line.starts(with: Self.response), let idEnd = Self.endOfID(in: line, from: Self.response.count) else { return false }
         let key = String(decoding: line[Self.response.count..<idEnd], as: UTF8.self)
-        let method = pending.withLock { $0.removeValue(forKey: key) } ?? "unknown"
+        let method = pending.withLock { pending in
+            defer { if pending.isEmpty { pending = [:] } }  // an idle connection keeps no table
+            return pending.removeValue(forKey: key)
+        } ?? "unknown"
         if line[idEnd...].starts(with: Self.error) {
             var index = idEnd + Self.error.count
             var sign = 1
