@@ -119,7 +119,7 @@ public final class LiveFeed {
     public let options: FeedOptions
     /// In subscription order: each event visits them all, by position.
     private var subscriptions: [Subscription] = []
-    /// Where each subscription is in `subscriptions`.
+    /// Where each subscription is in `subscriptions`, kept only beyond `scannedSubscriptions`.
     private var positionByID: [String: Int] = [:]
     /// The positions of each list's subscriptions (at `ChatIndex.slot(of:)`), in subscription
     /// order: a change visits only the subscriptions of the lists it touches.
@@ -178,22 +178,42 @@ public final class LiveFeed {
         }
         nextSubscriptionNumber += 1
         subscription.lastCounts = counts(of: subscription, count: items.count)
-        positionByID[id] = subscriptions.count
         positionsByList[ChatIndex.slot(of: view.list)].append(subscriptions.count)
         subscriptions.append(subscription)
+        if subscriptions.count > Self.scannedSubscriptions { indexPositions(from: positionByID.isEmpty ? 0 : subscriptions.count - 1) }
         return FeedSnapshot(subscription: id, counts: subscription.lastCounts, items: items, batches: batches)
     }
 
     /// The open subscriptions.
     public var subscriptionCount: Int { subscriptions.count }
 
+    /// Up to this many subscriptions a feed finds one by a scan and keeps no `positionByID`:
+    /// most feeds have one or two, and an idle gateway user's table cost more than the scan.
+    static let scannedSubscriptions = 8
+
+    /// The position of subscription `id`. O(1) beyond `scannedSubscriptions`, else O(s).
+    private func position(of id: String) -> Int? {
+        if subscriptions.count <= Self.scannedSubscriptions { return subscriptions.firstIndex { $0.id == id } }
+        return positionByID[id]
+    }
+
+    /// Records the positions of the subscriptions from `start` on in `positionByID`.
+    private func indexPositions(from start: Int) {
+        for later in start..<subscriptions.count { positionByID[subscriptions[later].id] = later }
+    }
+
     /// Ends a subscription; nothing more is sent to it.
     public func unsubscribe(_ id: String) throws(ChatError) {
-        guard let position = positionByID.removeValue(forKey: id) else {
+        guard let position = position(of: id) else {
             throw .notFound(kind: "subscription", id: id)
         }
         subscriptions.remove(at: position)
-        for later in position..<subscriptions.count { positionByID[subscriptions[later].id] = later }
+        if subscriptions.count > Self.scannedSubscriptions {
+            positionByID[id] = nil
+            indexPositions(from: position)
+        } else {
+            positionByID = [:]
+        }
         for slot in positionsByList.indices {
             positionsByList[slot].removeAll { $0 == position }
             for index in positionsByList[slot].indices where positionsByList[slot][index] > position {
@@ -207,7 +227,7 @@ public final class LiveFeed {
     ///
     /// - Throws: `notFound` for an unknown subscription, `invalidParams` for a seq not yet sent.
     public func acknowledge(_ id: String, seq: Int) throws(ChatError) -> [FeedNotification] {
-        guard let position = positionByID[id] else { throw .notFound(kind: "subscription", id: id) }
+        guard let position = position(of: id) else { throw .notFound(kind: "subscription", id: id) }
         let lastSentSeq = subscriptions[position].lastSentSeq
         guard seq <= lastSentSeq, seq >= 0 else {
             throw .invalidParams(

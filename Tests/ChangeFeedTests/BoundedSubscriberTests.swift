@@ -25,6 +25,36 @@ struct BoundedSubscriberTests {
         _ = try feed.subscribe(limit: 5, maxInFlight: 1)
     }
 
+    /// A feed finds a subscription by a scan while it has few and by a table beyond that
+    /// (`positionByID`): subscriptions added and ended at random across that line are each found,
+    /// in the right place, and an ended one is not found.
+    @Test func subscriptionsAreFoundAcrossTheScanLimit() throws {
+        var generator = SeededGenerator(seed: 8)
+        let feed = LiveFeed(chats: [], options: FeedOptions())
+        var open: [String] = []
+        var ended: [String] = []
+        var most = 0
+        for step in 0..<400 {
+            // Up to 20 and back down to none, twice: across the scan limit both ways.
+            let growing = (step / 100) % 2 == 0
+            if open.isEmpty || (open.count < 20 && Double.random(in: 0..<1, using: &generator) < (growing ? 0.8 : 0.2)) {
+                open.append(try feed.subscribe(limit: step % 3 == 0 ? nil : 5, maxInFlight: 1).subscription)
+            } else {
+                let id = open.remove(at: Int.random(in: 0..<open.count, using: &generator))
+                try feed.unsubscribe(id)
+                ended.append(id)
+            }
+            most = max(most, open.count)
+            #expect(feed.subscriptionStats.map(\.subscription) == open, "step \(step)")
+            for id in open { #expect(try feed.acknowledge(id, seq: 0).isEmpty) }
+            if let id = ended.last {
+                #expect(throws: ChatError.self) { try feed.acknowledge(id, seq: 0) }
+                #expect(throws: ChatError.self) { try feed.unsubscribe(id) }
+            }
+        }
+        #expect(most > 12)
+    }
+
     /// Random streams against subscriptions that wait a long time: what waits never exceeds the
     /// bound, a window is never reset (its batch is never larger than its rows), and after the
     /// acks the batches bring every mirror to the list, through the UIKit model.
