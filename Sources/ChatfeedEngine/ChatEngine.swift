@@ -21,6 +21,7 @@ public final class ChatEngine: Sendable {
     private let stopped = DispatchSemaphore(value: 0)
     private let stoppedFlag = Flag()
     private let nextSession = Atomic<Int>(1)
+    private let sessionsOpen = SessionCount()
     private let engine: Engine
 
     /// Opens (or creates) the database of `options` and loads the chat list on the caller's thread
@@ -47,13 +48,23 @@ public final class ChatEngine: Sendable {
         identity: SessionIdentity = .trusted, output: any EngineOutput, onEnd: (@Sendable () -> Void)? = nil
     ) -> EngineSession {
         let id = nextSession.wrappingAdd(1, ordering: .relaxed).oldValue
-        let record = SessionRecord(id: id, identity: identity, output: output, onEnd: onEnd)
+        let counted = sessionsOpen
+        counted.value.add(1, ordering: .relaxed)
+        let ended: @Sendable () -> Void = {
+            counted.value.subtract(1, ordering: .relaxed)
+            onEnd?()
+        }
+        let record = SessionRecord(id: id, identity: identity, output: output, onEnd: ended)
         if !queue.push(.opened(record)) {
             output.finish()
-            onEnd?()
+            ended()
         }
         return EngineSession(id: id, identity: identity, queue: queue)
     }
+
+    /// The sessions open now, of every kind (stdin, in-process, gateway connections): opened and
+    /// not yet ended.
+    public var openSessions: Int { sessionsOpen.value.load(ordering: .relaxed) }
 
     /// Opens an in-process session: its lines come as an async sequence, and while more than
     /// `options.sessionOutputLimitBytes` of them are unread the engine holds its requests.
@@ -214,4 +225,9 @@ final class Flag: Sendable {
     private let value = Mutex(false)
     func set() { value.withLock { $0 = true } }
     var isSet: Bool { value.withLock { $0 } }
+}
+
+/// The number of open sessions, shared with each session's end.
+private final class SessionCount: Sendable {
+    let value = Atomic<Int>(0)
 }

@@ -32,8 +32,15 @@ extension Engine {
                     reason: "this session acts as '\(own)' only; it may not act as '\(requested)' (leave out 'user')"))
             }
             // Its user existed when it connected (the token's `sub` was checked); a removal since
-            // is marked on the session (`userRemoved(_:)`), so no lookup is needed.
-            if session.userRemoved, WireMethod(rawValue: request.method)?.takesActingUser == true {
+            // is marked on the session (`userRemoved(_:)`), so no lookup is needed, unless
+            // another process committed meanwhile (`otherWriterCommitted()`): then one lookup,
+            // without committing the pending writes (a removal among them marks it at commit).
+            let actsAsUser = WireMethod(rawValue: request.method)?.takesActingUser == true
+            if session.userUnverified, actsAsUser {
+                session.userUnverified = false
+                if !(try storeHasUser(own)) { session.userRemoved = true }
+            }
+            if session.userRemoved, actsAsUser {
                 throw RPCError(ChatError.notFound(kind: "user", id: own))
             }
             return own
@@ -44,19 +51,25 @@ extension Engine {
         return user
     }
 
-    /// Whether `user` exists: known when they have live lists or were seen before; otherwise
-    /// looked up in the store, after the pending writes commit (one of them may create them).
+    /// Whether `user` exists: known when seen since another process last committed
+    /// (`otherWriterCommitted()`); otherwise looked up in the store, after the pending writes
+    /// commit (one of them may create them).
     private func userExists(_ user: String) throws(RPCError) -> Bool {
         if knownUsers.contains(user) { return true }
         commitPendingWrites()
-        do {
-            guard try store.user(id: user) != nil else { return false }
-        } catch {
-            throw RPCError(code: .internalError, message: "internal error: cannot read the user '\(user)': \(error)")
-        }
+        guard try storeHasUser(user) else { return false }
         if knownUsers.count >= Self.knownUsersLimit { knownUsers.removeAll() }
         knownUsers.insert(user)
         return true
+    }
+
+    /// Whether the store has `user` (committed writes only).
+    private func storeHasUser(_ user: String) throws(RPCError) -> Bool {
+        do {
+            return try store.user(id: user) != nil
+        } catch {
+            throw RPCError(code: .internalError, message: "internal error: cannot read the user '\(user)': \(error)")
+        }
     }
 
     /// Checks that a session with `identity`, acting as `user`, may run `command`: the methods
@@ -79,6 +92,15 @@ extension Engine {
                 right: method, reason: "\(method) is for trusted sessions only (the backend's own services)"))
         }
         try checkRights(command, of: user)  // Engine+Rights.swift
+    }
+
+    /// Another process committed, and may have removed users (`chatfeed user remove`): the
+    /// users known to exist are looked up again, each user session's at its next request that
+    /// acts as its user.
+    /// - Complexity: O(s) for s open sessions, once per look that finds another writer's commit.
+    func otherWriterCommitted() {
+        knownUsers.removeAll(keepingCapacity: true)
+        for session in sessions.values where session.identity != .trusted { session.userUnverified = true }
     }
 
     /// Forgets a user removed by a committed write, and marks their user sessions.

@@ -647,6 +647,7 @@ final class Engine: @unchecked Sendable {
             }
             let version = try store.dataVersion()
             guard version != lastDataVersion else { return }
+            otherWriterCommitted()  // Engine+ActingUser.swift: it may have removed users
             if catchUp() { lastDataVersion = version }
         } catch {
             logger.error("cannot read the database's data version", metadata: ["error": "\(error)"])
@@ -862,6 +863,9 @@ final class Session {
     /// A user session whose user `user.remove` removed: its requests that act as its user are
     /// −32001 (user not found) from then on.
     var userRemoved = false
+    /// A user session whose user another process (the CLI) may have removed since it was last
+    /// known to exist: its next request that acts as its user looks the user up.
+    var userUnverified = false
 
     init(_ record: SessionRecord, maxLineBytes: Int) {
         id = record.id

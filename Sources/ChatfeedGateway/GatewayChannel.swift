@@ -10,7 +10,7 @@ import ServiceLifecycle
 import Synchronization
 
 /// A connection's HTTP/1 channel with the gateway's WebSocket upgrade (`GET /v1/feed`). It is
-/// hummingbird-websocket's upgrade channel with one difference: a refused upgrade gets its own
+/// modelled on hummingbird-websocket's upgrade channel, with one difference: a refused upgrade gets its own
 /// status and one-line plain-text reason (401, 503, 404), where the library answers every refusal
 /// with an empty 400.
 struct GatewayChannel: ServerChildChannel, HTTPChannelHandler {

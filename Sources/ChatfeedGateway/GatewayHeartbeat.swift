@@ -16,8 +16,8 @@ import NIOWebSocket
 /// (`GatewayWebSocketHandler`), on the channel's event loop: it sees each frame as it is read
 /// from the socket, before the session's handler, and writes its pings into the pipeline directly, so that a ping never waits
 /// behind the session's unsent output (the socket's own buffer is the only queue it waits in).
-/// hummingbird-websocket's `autoPing` is off: it closes a connection one interval after an
-/// unanswered ping, and it sees a pong only when the session's reader reads.
+/// (hummingbird-websocket's `autoPing`, used before, closed a connection one interval after an
+/// unanswered ping, and saw a pong only when the session's reader read.)
 final class GatewayHeartbeat: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = WebSocketFrame
     typealias InboundOut = WebSocketFrame

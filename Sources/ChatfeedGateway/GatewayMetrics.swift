@@ -7,7 +7,7 @@ import Synchronization
 /// own (not the process-wide `MetricsSystem`, so that several gateways in one process — tests —
 /// count apart), served as Prometheus text at `GET /metrics`.
 ///
-/// What the gateway sees on its connections: connections, requests by method, errors by method
+/// What the gateway sees on its connections: connections, the engine's sessions, requests by method, errors by method
 /// and code, batches and resets sent, subscriptions made and ended (gateway sessions only); and,
 /// as the engine's observer, each group commit's size and time. The commit→send latency of a
 /// batch is the time from the latest group commit to the moment its frame was written to the
@@ -23,6 +23,7 @@ final class GatewayMetrics: EngineObserver, Sendable {
     private let batches: Metrics.Counter
     private let resets: Metrics.Counter
     private let subscriptions: Metrics.Gauge
+    private let sessions: Metrics.Gauge
     private let commitWrites: Metrics.Recorder
     private let commitTime: Metrics.Timer
     private let commitToSend: Metrics.Timer
@@ -48,6 +49,7 @@ final class GatewayMetrics: EngineObserver, Sendable {
         batches = Metrics.Counter(label: "chatfeed_gateway_batches_sent_total", factory: factory)
         resets = Metrics.Counter(label: "chatfeed_gateway_resets_sent_total", factory: factory)
         subscriptions = Metrics.Gauge(label: "chatfeed_gateway_subscriptions", factory: factory)
+        sessions = Metrics.Gauge(label: "chatfeed_engine_sessions", factory: factory)
         connections.record(0)
         subscriptions.record(0)
     }
@@ -109,6 +111,10 @@ final class GatewayMetrics: EngineObserver, Sendable {
         }
     }
 
-    /// Every metric in the Prometheus text format.
-    var text: [UInt8] { registry.emitToBuffer() }
+    /// Every metric in the Prometheus text format, with the engine's sessions open now (every
+    /// kind: the gateway's connections, stdin, in-process clients).
+    func text(openSessions: Int) -> [UInt8] {
+        sessions.record(openSessions)
+        return registry.emitToBuffer()
+    }
 }

@@ -17,7 +17,7 @@ struct GatewayRoutes: Sendable {
         router.get("/metrics") { _, _ -> Response in
             Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(bytes: core.metrics.text)))
+                body: .init(byteBuffer: ByteBuffer(bytes: core.metrics.text(openSessions: core.engine.openSessions))))
         }
         router.get("/v1/feed") { request, _ -> Response in
             // Not an upgrade (a WebSocket upgrade never reaches the router): say what is wrong.

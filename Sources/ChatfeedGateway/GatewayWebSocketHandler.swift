@@ -280,6 +280,14 @@ final class GatewayWebSocketHandler: ChannelDuplexHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed {
+            // The client shut its side of the TCP connection (FIN) without a close frame: it
+            // sends nothing more, and a WebSocket does not go on half-open. Closed now; else it
+            // held its connection slot, session and subscriptions until a ping failed.
+            if reason == nil { reason = "closed by the client (no close frame)" }
+            context.close(promise: nil)
+            return
+        }
         if event is GatewayHeartbeat.TimedOut {
             if reason == nil { reason = "no pong within two ping intervals (1001)" }
             closing = true

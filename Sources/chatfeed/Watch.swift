@@ -97,7 +97,8 @@ struct Watch: AsyncParsableCommand {
             client: client, terminal: terminal,
             model: WatchModel(
                 title: (demo ? "demo" : database) + (acting.user.map { " — \($0)" } ?? ""),
-                view: list.rawValue + (unread ? ", unread only" : "")))
+                view: list.rawValue + (unread ? ", unread only" : ""),
+                notes: demoGateway.map { ["web client, one window per user:"] + $0.urls.map { "  " + $0 } } ?? []))
         let failure = await session.run(
             options: SubscriptionOptions(list: list, unreadOnly: unread, limit: window, maxInFlight: 1), saved: saved,
             traffic: traffic, duration: duration)

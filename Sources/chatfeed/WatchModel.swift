@@ -16,6 +16,9 @@ struct WatchModel {
     var title: String
     /// The list the subscription sees ("main", "archive, unread only").
     var view: String
+    /// Lines shown under the title (the demo's web pages to open: printed before the watch
+    /// takes the screen, they would be hidden while it runs).
+    var notes: [String] = []
     private(set) var rows: [Chat] = []
     private var marks: [String: (mark: Mark, at: Int64)] = [:]
     private(set) var isSubscribed = false
@@ -29,9 +32,10 @@ struct WatchModel {
     /// How long a mark stays.
     static let markMilliseconds: Int64 = 2_000
 
-    init(title: String, view: String = "main") {
+    init(title: String, view: String = "main", notes: [String] = []) {
         self.title = title
         self.view = view
+        self.notes = notes
     }
 
     /// Shows saved rows until the subscription's first update.
@@ -73,7 +77,7 @@ struct WatchModel {
         return !faded.isEmpty
     }
 
-    /// The frame for a terminal of `size`: a title, a legend, a column header, then as many rows
+    /// The frame for a terminal of `size`: a title, the notes, a legend, a column header, then as many rows
     /// as fit (a last line says how many more the window has). Every line fits in `size.columns`
     /// cells, whatever the titles hold (CJK and emoji are measured by `TerminalText.width`).
     func frame(size: TerminalSize, now: Int64) -> [FrameLine] {
@@ -86,6 +90,7 @@ struct WatchModel {
                 "chatfeed watch — \(view): \(total) chats, \(badge) — seq \(seq), \(batches) batches, \(resets) resets — \(title)",
                 style: .title, width: width),
         ]
+        lines += notes.map { FrameLine($0, style: .legend, width: width) }
         lines += Self.legend(width: width).map { FrameLine($0, style: .legend, width: width) }
         lines.append(FrameLine(layout.header, style: .header, width: width, fill: true))
         let space = size.rows - lines.count

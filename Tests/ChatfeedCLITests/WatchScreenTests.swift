@@ -49,6 +49,19 @@ import TestSupport
         }
     }
 
+    /// The demo's web pages stay on screen under the title while the watch runs (printed only
+    /// before it took the screen, they were hidden until it ended).
+    @Test func notesShowUnderTheTitle() {
+        var model = Self.model([Self.chat("a", title: "Ann")])
+        model.notes = ["web client, one window per user:", "  http://127.0.0.1:8080/?user=me", "  http://127.0.0.1:8080/?user=ann"]
+        let frame = model.frame(size: TerminalSize(columns: 80, rows: 24), now: Self.now)
+        #expect(frame[1...3].map(\.text) == model.notes)
+        #expect(frame[4].style == .legend && frame[4].text.contains("Unread"))
+        #expect(Self.rows(frame).map { $0.text.contains("Ann") } == [true])
+        let narrow = model.frame(size: TerminalSize(columns: 20, rows: 24), now: Self.now)
+        for line in narrow { #expect(TerminalText.width(line.text) <= 20, "'\(line.text)'") }
+    }
+
     @Test func aHeaderAndALegendExplainTheColumnsAndTheUnreadCount() {
         var chats = [Self.chat("a", title: "Ann", unread: 3), Self.chat("b", title: "Bob", unread: 2, muted: true)]
         chats[0].pinOrder = 1

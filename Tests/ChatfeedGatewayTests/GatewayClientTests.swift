@@ -127,7 +127,7 @@ extension GatewaySuites {
             let metrics = try await RawHTTP.get(port: port, "/metrics")
             #expect(metrics.status == 200)
             for line in [
-                "chatfeed_gateway_connections 1", "chatfeed_gateway_subscriptions 1",
+                "chatfeed_gateway_connections 1", "chatfeed_gateway_subscriptions 1", "chatfeed_engine_sessions 1",
                 #"chatfeed_gateway_requests_total{method="server.version"} 1"#,
                 #"chatfeed_gateway_requests_total{method="unknown"} 1"#,
                 #"chatfeed_gateway_errors_total{method="messages.list",code="-32001"} 1"#,

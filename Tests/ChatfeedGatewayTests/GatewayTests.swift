@@ -189,6 +189,59 @@ extension GatewaySuites {
             try await harness.stop()
         }
 
+        /// A gateway session has its token's user's rights (docs/PROTOCOL.md, Users and
+        /// sessions), over a real socket: acting as another user and the methods for trusted
+        /// sessions are −32007 naming the right, a chat it is not in is −32001 for it, and a
+        /// refusal changes nothing.
+        @Test func aSessionHasItsTokensUsersRightsOnly() async throws {
+            let harness = try await GatewayHarness(users: ["ann"])
+            let me = try await harness.connect("me")
+            let ann = try await harness.connect("ann")
+            _ = try await ann.result("chat.create", ["chat": "hers", "title": "Hers", "createdAt": 1])
+            let refusals: [(String, JSONObject, Int)] = [
+                ("chats.list", ["user": "ann"], -32007),
+                ("message.post", ["chat": "hers", "id": "x1", "text": "hi", "sentAt": 2, "user": "ann"], -32007),
+                ("user.create", ["user": "eve"], -32007),
+                ("user.remove", ["user": "ann"], -32007),
+                ("chat.remove", ["chat": "hers"], -32007),
+                ("server.stats", [:], -32007),
+                ("message.post", ["chat": "hers", "id": "x2", "text": "hi", "sentAt": 3], -32001),
+                ("chat.rename", ["chat": "hers", "title": "Mine now"], -32001),
+                ("messages.list", ["chat": "hers"], -32001),
+            ]
+            for (method, params, code) in refusals {
+                let answer = try await me.call(method, params)
+                #expect(answer["error"]?["code"] == .integer(Int64(code)), "\(method) \(params): \(answer)")
+                if code == -32007 { #expect(answer["error"]?["data"]?["right"] != nil, "\(method): \(answer)") }
+            }
+            // Nothing changed: ann's chat, title and messages are as they were, and eve does not exist.
+            let hers = try await ann.result("chats.list")
+            #expect(hers["items"]?.arrayValue?.first?["title"] == "Hers")
+            #expect(hers["items"]?.arrayValue?.first?["lastMessage"] == .null)
+            #expect(try await ann.result("messages.list", ["chat": "hers"])["items"]?.arrayValue?.isEmpty == true)
+            #expect(try await me.result("chats.list")["total"] == .integer(0))
+            #expect(try await harness.engine.user("eve") == nil)
+            try await harness.stop()
+        }
+
+        /// A client that shuts its side of the connection (FIN) without a close frame is closed
+        /// at once and gives its slot back (it stayed half-open until a ping failed, 30 s).
+        @Test func aClientThatHalfClosesWithoutACloseFrameIsClosedAndGivesItsSlotBack() async throws {
+            let harness = try await GatewayHarness { $0.maxConnections = 1 }
+            let token = try await harness.token("me")
+            let headers = ["Authorization": "Bearer \(token)"]
+            let closed = try await RawHTTP.halfCloseAfterUpgrade(port: harness.port, "/v1/feed", headers: headers, seconds: 10)
+            #expect(closed, "the gateway kept a half-closed WebSocket open for 10 s")
+            var status = 0
+            let deadline = ContinuousClock.now + .seconds(10)
+            while status != 101, ContinuousClock.now < deadline {
+                status = try await RawHTTP.get(port: harness.port, "/v1/feed", headers: headers, upgrade: true).status
+                if status != 101 { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(status == 101, "the half-closed connection kept the only slot")
+            try await harness.stop()
+        }
+
         /// A client that stops reading while the gateway has far more to send than the sockets
         /// hold: the shutdown cuts it after the grace and closes its socket, and ends.
         @Test(.hangGuard) func aShutdownEndsWhileAClientNeverReadsItsLines() async throws {

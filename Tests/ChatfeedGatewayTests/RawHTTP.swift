@@ -140,6 +140,39 @@ enum RawHTTP {
         }
     }
 
+    /// Upgrades `target` with `headers`, then shuts the socket's sending side (FIN, no close
+    /// frame) and reads until the gateway closes the connection. Returns whether it did within
+    /// `seconds` (false: the upgrade failed, or the connection stayed open).
+    static func halfCloseAfterUpgrade(port: Int, _ target: String, headers: [String: String], seconds: Int) async throws -> Bool {
+        var request = "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+        request += "Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        for (name, value) in headers { request += "\(name): \(value)\r\n" }
+        request += "\r\n"
+        let upgrade = Array(request.utf8)
+        return try await withCheckedThrowingContinuation { done in
+            Thread {
+                let (socket, connected) = connectedSocket(port: port)
+                defer { close(socket) }
+                guard connected else { return done.resume(throwing: CannotConnect()) }
+                var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+                setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                _ = upgrade.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, 0) }
+                var received: [UInt8] = []
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                while !received.starts(with: "HTTP/1.1 101".utf8) || !received.suffix(4).elementsEqual("\r\n\r\n".utf8) {
+                    let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+                    if count <= 0 { return done.resume(returning: false) }
+                    received += buffer[0..<count]
+                }
+                shutdown(socket, Int32(SHUT_WR))
+                // The gateway sends nothing before a request: the next recv is its close (0), or
+                // the timeout (-1).
+                let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+                done.resume(returning: count == 0)
+            }.start()
+        }
+    }
+
     struct Malformed: Error { var text: String }
     struct CannotConnect: Error {}
 

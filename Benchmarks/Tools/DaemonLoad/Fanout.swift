@@ -40,6 +40,10 @@ struct FanoutResult {
     var daemonPeakRSSKiB = 0
     var errors = 0
     var firstError: String?
+    /// Members whose unread counters after the run (the chat's `unread` and the list's
+    /// `unread.messages` in their `chats.list`) differ from a count of the posts since their own
+    /// last one, out of `members`.
+    var counterMismatches = 0
 
     var batchesPerSecond: Double { Double(batches) / seconds }
     var postsPerSecond: Double { Double(posts) / seconds }
@@ -64,17 +68,25 @@ private final class FanoutState: @unchecked Sendable {
     var latencies: [Double] = []
     var errors = 0
     var firstError: String?
+    /// Each member's `chats.list` after the run (the counters check): the chat's `unread` and the
+    /// list's `unread.messages`, by member; `listed` counts them.
+    var counters: [Int: (chat: Int?, list: Int?)] = [:]
+    let listed = Atomic<Int>(0)
 
     init(members: Int) { self.members = members }
 }
 
 private let lastMessagePrefix = Array(#""lastMessage":{"id":"m"#.utf8)
+private let listResponsePrefix = Array(#"{"jsonrpc":"2.0","id":"c"#.utf8)
+private let listMessagesPrefix = Array(#""messages":"#.utf8)
+private let itemsPrefix = Array(#""items":["#.utf8)
+private let unreadPrefix = Array(#""unread":"#.utf8)
 private let notificationPrefix = Array(#"{"jsonrpc":"2.0","method":"feed."#.utf8)
 
-/// The decimal number after the first `prefix` in `line`.
-private func number(after prefix: [UInt8], in line: UnsafeRawBufferPointer) -> Int? {
+/// The decimal number after the first `prefix` in `line` (from `start` on).
+private func number(after prefix: [UInt8], in line: UnsafeRawBufferPointer, from start: Int = 0) -> Int? {
     guard line.count >= prefix.count else { return nil }
-    var start = 0
+    var start = start
     while start + prefix.count <= line.count {
         if line[start] == prefix[0], line[start..<(start + prefix.count)].elementsEqual(prefix) {
             var i = start + prefix.count
@@ -104,6 +116,16 @@ private func handle(_ line: UnsafeRawBufferPointer, at now: UInt64, state: Fanou
             state.shownTarget.add(1, ordering: .releasing)
             state.signal.signal()
         }
+        return
+    }
+    if line.starts(with: listResponsePrefix), let member = number(after: listResponsePrefix, in: line) {
+        // {"jsonrpc":"2.0","id":"c7","result":{…,"unread":{"chats":1,"messages":N,…},"items":[{…,"unread":N,"revision":…}]}}
+        let list = number(after: listMessagesPrefix, in: line)
+        let items = line.firstRange(of: itemsPrefix)
+        let chat = items.flatMap { number(after: unreadPrefix, in: line, from: $0.upperBound) }
+        state.counters[member] = (chat, list)
+        state.listed.add(1, ordering: .releasing)
+        state.signal.signal()
         return
     }
     if line.firstRange(of: #""error""#.utf8) != nil {
@@ -207,13 +229,31 @@ func runFanout(_ options: FanoutOptions, members: Int) throws -> FanoutResult {
     let seconds = Double(nowNanoseconds() - start) / 1e9
     let cpu = (daemon.cpuSeconds() ?? 0) - cpuStart
     let peak = daemon.statusKiB("VmHWM") ?? 0
+
+    // The counters check: every member's unread is the number of posts since their own last one
+    // (a post is read for its sender, unread for every other member).
+    for member in 0..<members {
+        request += Array(#"{"jsonrpc":"2.0","id":"c\#(member)","method":"chats.list","params":{"user":"user-\#(member)"}}"#.utf8) + [10]
+        if request.count > 1 << 16 || member == members - 1 {
+            daemon.write(request)
+            request.removeAll(keepingCapacity: true)
+        }
+    }
+    try wait(state, "\(members) chat lists") { state.listed.load(ordering: .acquiring) == members }
     daemon.closeInput()
     readerDone.wait()
     unlink(config)
+    var mismatches = 0
+    for member in 0..<members {
+        let lastOwn = member < posts ? member + (posts - 1 - member) / members * members : -1
+        let expected = posts - 1 - lastOwn
+        let counted = state.counters[member]
+        if counted?.chat != expected || counted?.list != expected { mismatches += 1 }
+    }
     return FanoutResult(
         members: members, posts: posts, batches: state.batches, seconds: seconds, subscribeSeconds: subscribeSeconds,
         latency: Percentiles(state.latencies), daemonCPUSeconds: cpu, daemonPeakRSSKiB: peak,
-        errors: state.errors, firstError: state.firstError)
+        errors: state.errors, firstError: state.firstError, counterMismatches: mismatches)
 }
 
 func printFanoutHeader(_ options: FanoutOptions) {
@@ -221,11 +261,11 @@ func printFanoutHeader(_ options: FanoutOptions) {
         fanout: one chat of M members, every member subscribed to their main list (maxInFlight 0), \
         posts from each member in turn, \(options.group == 1 ? "lockstep (each post's batches before the next)" : "groups of \(options.group) posts"); \
         \(ProcessInfo.processInfo.activeProcessorCount) cores; daemon \(options.daemon); config \(options.config)
-        | members | posts | posts/s | member-list batches/s | posts shown to members/s | p50 post→batch | p99 post→batch | daemon CPU per post | subscribe all | peak RSS |
-        |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+        | members | posts | posts/s | member-list batches/s | posts shown to members/s | p50 post→batch | p99 post→batch | daemon CPU per post | subscribe all | peak RSS | counter mismatches |
+        |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
         """)
 }
 
 func printFanout(_ r: FanoutResult) {
-    print("| \(grouped(r.members)) | \(grouped(r.posts)) | \(grouped(Int(r.postsPerSecond))) | \(grouped(Int(r.batchesPerSecond))) | \(grouped(Int(r.deliveriesPerSecond))) | \(format(r.latency.median)) ms | \(format(r.latency.percentile(99))) ms | \(format(r.daemonCPUSeconds / Double(r.posts) * 1000)) ms | \(format(r.subscribeSeconds)) s | \(grouped(r.daemonPeakRSSKiB / 1024)) MiB |")
+    print("| \(grouped(r.members)) | \(grouped(r.posts)) | \(grouped(Int(r.postsPerSecond))) | \(grouped(Int(r.batchesPerSecond))) | \(grouped(Int(r.deliveriesPerSecond))) | \(format(r.latency.median)) ms | \(format(r.latency.percentile(99))) ms | \(format(r.daemonCPUSeconds / Double(r.posts) * 1000)) ms | \(format(r.subscribeSeconds)) s | \(grouped(r.daemonPeakRSSKiB / 1024)) MiB | \(r.counterMismatches) of \(grouped(r.members)) |")
 }
