@@ -20,6 +20,27 @@ extension GatewaySuites {
             #expect(outcome.stderr.split(separator: "\n").count == 1)
         }
 
+        /// `chatfeed token` mints a token that the gateway accepts for its user (`sub`), and
+        /// `chatfeed watch --url --token` shows that user's list from the gateway.
+        @Test(.hangGuard) func theCLIMintsATokenAndWatchesAGateway() async throws {
+            let harness = try await GatewayHarness()
+            let secretFile = harness.directory.path("token.secret")
+            try Data(GatewayHarness.secret).write(to: URL(fileURLWithPath: secretFile))
+            let minted = try BuiltExecutable.run("chatfeed", ["token", "--user", "me", "--ttl", "10m", "--secret-file", secretFile])
+            #expect(minted.status == 0, "\(minted.stderr)")
+            let token = minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(try await harness.tokens.verify(token) == "me")
+            let socket = try await TestSocket.connect(url: harness.url, token: token, logger: harness.logger)
+            _ = try await socket.result("chat.create", ["chat": "hello", "title": "Hello from the gateway", "createdAt": 1])
+            let badTTL = try BuiltExecutable.run("chatfeed", ["token", "--user", "me", "--ttl", "soon", "--secret-file", secretFile])
+            #expect(badTTL.status == 1 && badTTL.stderr.contains("--ttl 'soon'"), "\(badTTL.stderr)")
+
+            let watched = try BuiltExecutable.run("chatfeed", ["watch", "--url", harness.url, "--token", token, "--duration", "2"])
+            #expect(watched.status == 0, "\(watched.stderr)")
+            #expect(watched.stdout.contains("Hello from the gateway"), "\(watched.stdout.suffix(2_000))")
+            try await harness.stop()
+        }
+
         @Test(.hangGuard) func aListeningDaemonOutlivesStdinAndStopsOnSIGTERMWith1012() async throws {
             let directory = try TemporaryDirectory()
             let secret = String(repeating: "k", count: 40)
