@@ -49,9 +49,6 @@ public final class Gateway: Service, Sendable {
         for waiter in waiters { waiter.resume(returning: port) }
     }
 
-    /// The listen backlog asked of the kernel.
-    static let listenBacklog = 4096
-
     public func run() async throws {
         let metrics = GatewayMetrics()
         engine.observer = metrics
@@ -62,12 +59,8 @@ public final class Gateway: Service, Sendable {
         let app = Application(
             router: router,
             server: HTTPServerBuilder { responder in GatewayChannel(responder: responder, core: core) },
-            // A backlog for a restart's reconnect storm (thousands of clients within a second):
-            // Hummingbird's default of 256 drops the rest of the SYNs, and each dropped client
-            // waits for its SYN's retransmission (1 s, then 3 s, 7 s…). The kernel caps it at
-            // net.core.somaxconn.
             configuration: ApplicationConfiguration(
-                address: .hostname(options.host, port: options.port), serverName: nil, backlog: Self.listenBacklog),
+                address: .hostname(options.host, port: options.port), serverName: nil),
             onServerRunning: { [self] channel in
                 let port = channel.localAddress?.port ?? options.port
                 bound.withLock { $0 = port }
