@@ -31,14 +31,16 @@ extension Engine {
                     right: "act as another user",
                     reason: "this session acts as '\(own)' only; it may not act as '\(requested)' (leave out 'user')"))
             }
-            // Its user existed when it connected (the token's `sub` was checked); a removal since
-            // is marked on the session (`userRemoved(_:)`), so no lookup is needed, unless
-            // another process committed meanwhile (`otherWriterCommitted()`): then one lookup,
-            // without committing the pending writes (a removal among them marks it at commit).
+            // Its user existed when it connected (the token's `sub` was checked); the engine's own
+            // removals since are marked on the session (`userRemoved(_:)`). Its first request,
+            // and its next after another process committed (`otherWriterCommitted()`), look the
+            // user up once, without committing the pending writes: a removal among them marks it
+            // at commit. (A user removed elsewhere and created again by a pending write is found
+            // removed, and the session stays so, as after any removal.)
             let actsAsUser = WireMethod(rawValue: request.method)?.takesActingUser == true
             if session.userUnverified, actsAsUser {
-                session.userUnverified = false
                 if !(try storeHasUser(own)) { session.userRemoved = true }
+                session.userUnverified = false
             }
             if session.userRemoved, actsAsUser {
                 throw RPCError(ChatError.notFound(kind: "user", id: own))
@@ -52,12 +54,17 @@ extension Engine {
     }
 
     /// Whether `user` exists: known when seen since another process last committed
-    /// (`otherWriterCommitted()`); otherwise looked up in the store, after the pending writes
-    /// commit (one of them may create them).
+    /// (`otherWriterCommitted()`); otherwise looked up in the store, where the committed users
+    /// answer without a commit (a commit per user would split the group commits whenever another
+    /// process writes steadily), except after a pending removal; a user not found there is looked
+    /// up again after the pending writes commit (one of them may create them).
     private func userExists(_ user: String) throws(RPCError) -> Bool {
         if knownUsers.contains(user) { return true }
-        commitPendingWrites()
-        guard try storeHasUser(user) else { return false }
+        if pendingRemovals > 0 { commitPendingWrites() }
+        if !(try storeHasUser(user)) {
+            commitPendingWrites()
+            guard try storeHasUser(user) else { return false }
+        }
         if knownUsers.count >= Self.knownUsersLimit { knownUsers.removeAll() }
         knownUsers.insert(user)
         return true

@@ -863,9 +863,10 @@ final class Session {
     /// A user session whose user `user.remove` removed: its requests that act as its user are
     /// −32001 (user not found) from then on.
     var userRemoved = false
-    /// A user session whose user another process (the CLI) may have removed since it was last
-    /// known to exist: its next request that acts as its user looks the user up.
-    var userUnverified = false
+    /// A user session whose user may have been removed since it was last known to exist (by
+    /// another process, or between the gateway's check of its token and its opening): its next
+    /// request that acts as its user looks the user up.
+    var userUnverified: Bool
 
     init(_ record: SessionRecord, maxLineBytes: Int) {
         id = record.id
@@ -873,6 +874,7 @@ final class Session {
         output = record.output
         onEnd = record.onEnd
         framer = LineFramer(maxLineBytes: maxLineBytes)
+        userUnverified = record.identity != .trusted
     }
 }
 

@@ -31,6 +31,8 @@ struct WatchModel {
     private(set) var resets = 0
     /// How long a mark stays.
     static let markMilliseconds: Int64 = 2_000
+    /// The fewest terminal rows left beside the notes for them to be shown.
+    static let rowsBesideNotes = 10
 
     init(title: String, view: String = "main", notes: [String] = []) {
         self.title = title
@@ -90,7 +92,10 @@ struct WatchModel {
                 "chatfeed watch — \(view): \(total) chats, \(badge) — seq \(seq), \(batches) batches, \(resets) resets — \(title)",
                 style: .title, width: width),
         ]
-        lines += notes.map { FrameLine($0, style: .legend, width: width) }
+        // The notes give way to the rows on a short terminal.
+        if size.rows >= notes.count + Self.rowsBesideNotes {
+            lines += notes.map { FrameLine($0, style: .legend, width: width) }
+        }
         lines += Self.legend(width: width).map { FrameLine($0, style: .legend, width: width) }
         lines.append(FrameLine(layout.header, style: .header, width: width, fill: true))
         let space = size.rows - lines.count

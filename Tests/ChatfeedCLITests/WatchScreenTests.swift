@@ -60,6 +60,10 @@ import TestSupport
         #expect(Self.rows(frame).map { $0.text.contains("Ann") } == [true])
         let narrow = model.frame(size: TerminalSize(columns: 20, rows: 24), now: Self.now)
         for line in narrow { #expect(TerminalText.width(line.text) <= 20, "'\(line.text)'") }
+        // On a short terminal the rows come first.
+        let short = model.frame(size: TerminalSize(columns: 80, rows: 8), now: Self.now)
+        #expect(!short.contains { $0.text.contains("user=me") })
+        #expect(Self.rows(short).map { $0.text.contains("Ann") } == [true])
     }
 
     @Test func aHeaderAndALegendExplainTheColumnsAndTheUnreadCount() {

@@ -90,11 +90,14 @@ import WireProtocol
         #expect(try await backend.result("chat.members", ["chat": "z"]) == ["members": ["zoe"]])
     }
 
-    /// A user session's user is not looked up (the token's user was checked when it connected):
-    /// the first requests of 100 users that arrive together share group commits. (Looked up,
-    /// each was a miss of the known-users cache that committed the writes before it: 100 groups
-    /// of one; past 4,096 users the cache started over and that went on for good.)
-    @Test func firstWritesOfManyUsersShareGroupCommits() async throws {
+    /// The first requests of 100 users that arrive together share group commits, from 100 user
+    /// sessions (a user session's user is looked up without a commit) and from one trusted
+    /// session naming them (a user missing from the known-users cache is found among the
+    /// committed users without a commit). Committing before each lookup took 100 groups of one;
+    /// for trusted sessions that happened again after every commit of another process, which
+    /// empties the cache.
+    @Test(arguments: [false, true])
+    func firstWritesOfManyUsersShareGroupCommits(trusted: Bool) async throws {
         let directory = try TemporaryDirectory()
         let engine = try Self.engine(directory)
         defer { engine.stop(); engine.waitUntilStopped() }
@@ -104,24 +107,48 @@ import WireProtocol
         _ = try await backend.result("chat.create", [
             "chat": "all", "title": "All", "createdAt": 1, "members": .array(users.map { .string($0) }),
         ])
-        let sessions = users.map { SessionClient(engine.openInProcessSession(identity: .user($0))) }
+        let sessions = trusted ? [] : users.map { SessionClient(engine.openInProcessSession(identity: .user($0))) }
         // The engine thread waits inside the observer while every post arrives.
         let observer = HoldingObserver()
         engine.observer = observer
         observer.hold()
         #expect(backend.session.send(SessionClient.line(id: 900, "chat.rename", ["chat": "all", "title": "Renamed"])))
         await observer.waitUntilHolding()
-        for (index, session) in sessions.enumerated() {
-            #expect(session.session.send(SessionClient.line(
-                id: 1, "message.post", ["chat": "all", "id": .string("p\(index)"), "text": "hi", "sentAt": .integer(Int64(10 + index))])))
+        for (index, user) in users.enumerated() {
+            var params: JSONObject = ["chat": "all", "id": .string("p\(index)"), "text": "hi", "sentAt": .integer(Int64(10 + index))]
+            if trusted {
+                params["user"] = .string(user)
+                params["sender"] = .string(user)
+                #expect(backend.session.send(SessionClient.line(id: 1 + index, "message.post", params)))
+            } else {
+                #expect(sessions[index].session.send(SessionClient.line(id: 1, "message.post", params)))
+            }
         }
         observer.release()
-        for session in sessions { #expect(try await session.response(to: 1)["result"]?["duplicate"] == .bool(false)) }
+        if trusted {
+            _ = try await backend.response(to: 900)
+            for index in users.indices { #expect(try await backend.response(to: 1 + index)["result"]?["duplicate"] == .bool(false)) }
+        } else {
+            for session in sessions { #expect(try await session.response(to: 1)["result"]?["duplicate"] == .bool(false)) }
+        }
         let groups = observer.groups.dropFirst()  // the rename's
         #expect(groups.reduce(0, +) == 100)
-        // One or a few groups on an idle machine (11 seen in a whole run beside other work);
-        // looked up, the users' first writes took 100.
+        // One or a few groups on an idle machine (11 seen in a whole run beside other work).
         #expect(groups.count <= 25, "100 posts of 100 users took \(groups.count) group commits: \(groups)")
+    }
+
+    /// A user session opened after its user was removed (a removal between the gateway's check
+    /// of the token and the session's opening) finds its user gone at its first request.
+    @Test func aSessionOpenedAfterItsUserWasRemovedFindsItGone() async throws {
+        let directory = try TemporaryDirectory()
+        let engine = try Self.engine(directory)
+        defer { engine.stop(); engine.waitUntilStopped() }
+        let backend = SessionClient(engine.openInProcessSession())
+        _ = try await backend.result("user.create", ["user": "bob"])
+        _ = try await backend.result("user.remove", ["user": "bob"])
+        let bob = SessionClient(engine.openInProcessSession(identity: .user("bob")))
+        let gone = try await bob.call("chats.list")
+        #expect(gone["error"]?["code"] == .integer(-32001), "\(gone)")
     }
 
     /// `user.remove` of a user with an open user session: that session's requests that act as
