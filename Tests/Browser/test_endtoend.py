@@ -347,6 +347,36 @@ class EndToEnd(unittest.TestCase):
         self.assertEqual(bob_state["badge"], "")
         self.assertEqual(errors, [])
 
+    def test_saved_rows_are_kept_per_user(self):
+        """Two users signed in one after the other in one browser (one localStorage): a page never
+        shows the other user's saved rows, and each user's page comes back from its own."""
+        for user in ["ann", "bob"]:
+            self.gateway.call("user.create", user=user, name=user.title())
+            for index in range(3):
+                self.gateway.call("chat.create", chat=f"{user}-{index}", title=f"{user.title()} {index}", members=[user],
+                                  createdAt=1_763_884_800_000 + index)
+        with Browser() as browser:
+            browser.get(f"{self.gateway.url}/?user=ann")
+            ann = self.settle(browser, user="ann")
+            self.assertEqual(ann["stats"]["snapshots"], 1)
+
+            browser.get(f"{self.gateway.url}/?user=bob")
+            restored = browser.run("return window.chatfeed?.list?.restoredRows ?? 0")
+            bob = self.settle(browser, user="bob")
+            self.assertEqual(restored, 0, "bob's page started from ann's saved rows")
+            self.assertEqual(bob["stats"]["snapshots"], 1, f"bob's first page: {bob['stats']}")
+            self.assertTrue(all(chat.startswith("bob-") for chat, _ in bob["rows"]), f"{bob['rows']}")
+
+            browser.get(f"{self.gateway.url}/?user=ann")
+            shown = browser.wait_for("return window.chatfeed?.list?.restoredRows", timeout=10, what="ann's saved rows")
+            again = self.settle(browser, user="ann")
+            keys = browser.run("return Object.keys(localStorage).filter((key) => key.startsWith('chatfeed:'))")
+            errors = [entry for entry in browser.console() if entry["level"] == "SEVERE"]
+        self.assertEqual(shown, 3, "ann's page did not come back from her saved rows")
+        self.assertEqual(again["stats"]["snapshots"], 0, f"ann's page subscribed for a snapshot again: {again['stats']}")
+        self.assertEqual(sorted(":ann:" in key for key in keys), [False, True], f"one saved list per user: {keys}")
+        self.assertEqual(errors, [])
+
     def test_page_actions(self):
         """A chat's messages paged with the cursor, mark read on open, the composer, and the pin,
         mute and archive actions, each seen in the list and in chats.list."""
