@@ -14,7 +14,7 @@ import NIOWebSocket
 ///   with 1003, a frame out of sequence or of a reserved opcode or with reserved bits with 1002;
 /// - ping → pong; the close handshake: a client's close is answered and the socket closed; a
 ///   close the gateway sends waits up to 5 s for the client's answer;
-/// - flow control (SPEC §11): a request the engine's queue for the session has no room for
+/// - flow control (docs/GATEWAY.md, Flow control): a request the engine's queue for the session has no room for
 ///   waits here, and the socket is not read (the pipeline's `read()` is held back) until the
 ///   engine makes room, so TCP pushes back on the client; the output is written while the channel
 ///   is writable and resumed when it is again, and lines the channel has not taken are the
