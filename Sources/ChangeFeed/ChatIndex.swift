@@ -163,13 +163,13 @@ public struct ChatIndex {
     /// - Complexity: O(log n) per view the chat is or was a row of.
     @discardableResult
     public mutating func apply(_ change: ChatChange) -> Chat? {
-        applyKeepingContent(change)?.chat
+        applyKeepingContent(change).previous?.chat
     }
 
     /// `apply(_:)`, which also tells whether the chat as it was had its content (see
-    /// `ChatContentSource`).
+    /// `ChatContentSource`), and where the change moved it in each view (`ChangeRanks`).
     @discardableResult
-    mutating func applyKeepingContent(_ change: ChatChange) -> (chat: Chat, hasContent: Bool)? {
+    mutating func applyKeepingContent(_ change: ChatChange) -> AppliedChange {
         let current = change.chat
         let replaced: (chat: Chat, hasContent: Bool)?
         if let current {
@@ -181,18 +181,67 @@ public struct ChatIndex {
         let previousKey = previous?.orderKey
         let currentKey = current?.orderKey
         let keyChanged = previousKey != currentKey
+        var ranks = ChangeRanks()
         for view in ChatListView.all {
             let was = previous.map(view.contains) ?? false
             let now = current.map(view.contains) ?? false
             guard was || now else { continue }
             let slot = Self.slot(of: view)
+            guard !was || !now || keyChanged else { continue }
             // The new key first: a chat that moves within a list of one never empties its block,
-            // which would be freed and a new one allocated at once.
-            if now, !was || keyChanged { orders[slot].insert(currentKey!) }
-            if was, !now || keyChanged { orders[slot].remove(previousKey!) }
+            // which would be freed and a new one allocated at once. Each reports its rank, and
+            // each rank is corrected for the other key, present at the time.
+            let inserted = now ? orders[slot].insertReportingRank(currentKey!) : nil
+            let removed = was ? orders[slot].removeReportingRank(previousKey!) : nil
+            guard now == (inserted != nil), was == (removed != nil) else { continue }
+            ranks.set(
+                slot: slot,
+                old: removed.map { $0 - (inserted != nil && currentKey! < previousKey! ? 1 : 0) },
+                new: inserted.map { $0 - (removed != nil && previousKey! < currentKey! ? 1 : 0) })
         }
         if let previous { listCounters[Self.slot(of: previous.list)].add(previous, sign: -1) }
         if let current { listCounters[Self.slot(of: current.list)].add(current) }
-        return replaced
+        return AppliedChange(previous: replaced, ranks: ranks)
+    }
+}
+
+/// What `ChatIndex.applyKeepingContent` did: the chat as it was (and whether it had its
+/// content), and its ranks.
+struct AppliedChange {
+    var previous: (chat: Chat, hasContent: Bool)?
+    var ranks: ChangeRanks
+}
+
+/// Where one change moved its chat in each view whose order it changed: the chat's row index
+/// before the change and after it (nil when it was or is not a row), as the index's insert and
+/// removal found them. A view whose order the change left alone (the chat not in it, or in it
+/// with the same key) has none: a diff ranks the chat itself there.
+struct ChangeRanks {
+    /// Per view slot (`ChatIndex.slot(of:)`): the ranks, or nil when not reported.
+    private var slots: (Ranks?, Ranks?, Ranks?, Ranks?) = (nil, nil, nil, nil)
+
+    struct Ranks {
+        var old: Int?
+        var new: Int?
+    }
+
+    mutating func set(slot: Int, old: Int?, new: Int?) {
+        let ranks = Ranks(old: old, new: new)
+        switch slot {
+        case 0: slots.0 = ranks
+        case 1: slots.1 = ranks
+        case 2: slots.2 = ranks
+        default: slots.3 = ranks
+        }
+    }
+
+    /// The ranks in `view`, when the change reported them.
+    func ranks(in view: ChatListView) -> Ranks? {
+        switch ChatIndex.slot(of: view) {
+        case 0: slots.0
+        case 1: slots.1
+        case 2: slots.2
+        default: slots.3
+        }
     }
 }

@@ -116,10 +116,12 @@ struct ChatTable {
         let hash = Self.hash(chat.id)
         if let bucket = bucket(of: chat.id, hash: hash) {
             let slot = Int(buckets[bucket] & 0xFFFF_FFFF) - 1
-            let previous = (chats[slot], hasContent[slot])
-            chats[slot] = chat
+            // Exchanged in place: the chat replaced is moved out, not copied and released.
+            var previous = chat
+            chats.withUnsafeMutableBufferPointer { swap(&$0[slot], &previous) }
+            let hadContent = hasContent[slot]
             hasContent[slot] = true
-            return previous
+            return (previous, hadContent)
         }
         if (count + 1) > buckets.count / 4 * 3 { grow() }
         let slot: Int

@@ -135,6 +135,12 @@ public final class LiveFeed {
     /// The shown rows made during the current change, by what they depend on, so that
     /// subscriptions that fall behind together share one buffer.
     private var shownMade: [ShownKey: ShownList] = [:]
+    /// During an `apply` of one change: the change, and where it moved its chat in each view, so
+    /// that the subscriptions that were up to date take their batches from these ranks.
+    private var singleChange: SingleChange?
+    /// The diffs made from `singleChange` during the current `apply`, by view and window: every
+    /// subscription of one view and window that was up to date gets the same batches.
+    private var singleChangeDiffs: [(view: ChatListView, limit: Int?, diff: WindowDiff)] = []
 
     /// A feed over `chats` (in list order for the fastest start): whole, or without their
     /// content when `content` is given, which the feed then reads from it for the rows it sends
@@ -251,18 +257,27 @@ public final class LiveFeed {
     public func apply(_ changes: [ChatChange]) -> [FeedNotification] {
         moment += 1
         for change in changes {
-            let previous = index.applyKeepingContent(change)
+            let applied = index.applyKeepingContent(change)
+            let previous = applied.previous
+            if changes.count == 1 {
+                singleChange = SingleChange(
+                    change: change, was: KnownChat(chat: previous?.chat, hasContent: previous?.hasContent ?? true),
+                    ranks: applied.ranks)
+            }
             if let list = previous?.chat.list { reach(list, change: change, previous: previous) }
             if let list = change.chat?.list, list != previous?.chat.list { reach(list, change: change, previous: previous) }
             if !shownMade.isEmpty { shownMade.removeAll() }
         }
         var notifications: [FeedNotification] = []
+        notifications.reserveCapacity(2 * reached.count)
         if reached.count > 1 { reached.sort() }
         for position in reached {
             subscriptions[position].reached = false
             drain(&subscriptions[position], into: &notifications)
         }
         reached.removeAll(keepingCapacity: true)
+        singleChange = nil
+        singleChangeDiffs.removeAll(keepingCapacity: true)
         return notifications
     }
 
@@ -274,7 +289,7 @@ public final class LiveFeed {
                 subscriptions[position].reached = true
                 reached.append(position)
             }
-            if subscriptions[position].track(change.chatID, previous: previous, current: change.chat) {
+            if subscriptions[position].track(change.chatID, previous: previous, current: change.chat, alone: singleChange != nil) {
                 keepShownRows(of: &subscriptions[position])
             }
         }
@@ -373,6 +388,10 @@ public final class LiveFeed {
                 let current = snapshot(of: subscription)
                 let diff = shown.diff(to: current)
                 (structural, updates, newCount, items) = (diff.structural, diff.updates, current.count, current)
+            } else if subscription.awaitsSingleChange, let single = singleChange {
+                subscription.awaitsSingleChange = false
+                let diff = singleChangeDiff(single, view: subscription.view, limit: subscription.limit)
+                (structural, updates, newCount) = (diff.structural, diff.updates, diff.newCount)
             } else {
                 let diff = WindowDiff(
                     index: index, view: subscription.view, known: subscription.known, limit: subscription.limit)
@@ -400,6 +419,42 @@ public final class LiveFeed {
     }
 }
 
+extension LiveFeed {
+    /// The diff of a subscription of `view` and `limit` that was up to date before the current
+    /// `apply`'s one change: from the ranks the index reported as it applied it, or, where the
+    /// change left the view's order alone, from two ranks. Made once per view and window, for
+    /// every subscription of them.
+    ///
+    /// - Complexity: O(1) (O(log n) once per view and window when the ranks were not reported,
+    ///   or when a row crosses a window's edge), plus O(w) for w views and windows made before.
+    private func singleChangeDiff(_ single: SingleChange, view: ChatListView, limit: Int?) -> WindowDiff {
+        for made in singleChangeDiffs where made.view == view && made.limit == limit { return made.diff }
+        let diff: WindowDiff
+        if let ranks = single.ranks.ranks(in: view) {
+            diff = WindowDiff(
+                view: view, was: single.was, now: single.change.chat, oldRank: ranks.old, newRank: ranks.new,
+                rowCount: index.count(of: view), limit: limit,
+                row: { self.index.chat(id: self.index.key(at: $0, in: view).id)! })
+        } else {
+            diff = WindowDiff(index: index, view: view, changedID: single.change.chatID, was: single.was, limit: limit)
+        }
+        if singleChangeDiffs.count < Self.keptSingleChangeDiffs { singleChangeDiffs.append((view, limit, diff)) }
+        return diff
+    }
+
+    /// The most views and windows whose diffs of one change are kept for the next subscription:
+    /// a feed's subscriptions share a few.
+    static let keptSingleChangeDiffs = 8
+}
+
+/// The one change of an `apply`: what the subscribers that were up to date saw of its chat,
+/// and the chat's ranks before and after it.
+private struct SingleChange {
+    var change: ChatChange
+    var was: KnownChat
+    var ranks: ChangeRanks
+}
+
 /// One subscriber's place in the feed.
 private struct Subscription {
     let id: String
@@ -410,6 +465,9 @@ private struct Subscription {
     var lastAckedSeq = 0
     /// What the subscriber last saw of every chat changed since its last batch.
     var known: [String: KnownChat] = [:]
+    /// Instead of an entry in `known`: the current `apply`'s one change is the only one the
+    /// subscriber has not seen, and it may be sent at once (`LiveFeed.singleChange`).
+    var awaitsSingleChange = false
     /// Instead of `known`, once it outgrew `maxTracked` while waiting: the rows the subscriber
     /// shows. Every change then costs the subscription nothing until it may send.
     var shown: ShownList?
@@ -464,13 +522,21 @@ private struct Subscription {
     /// Remembers what the subscriber last saw of a changed chat (`previous`, now `current`),
     /// unless a reset is due anyway or it keeps its shown rows. A chat that is a row of the view
     /// neither before nor after is not tracked: its list's counters are all it may change.
-    /// Returns true when a waiting subscription's `known` outgrew `maxTracked`: the caller then
-    /// replaces it by the shown rows. O(1).
-    mutating func track(_ chatID: String, previous: (chat: Chat, hasContent: Bool)?, current: Chat?) -> Bool {
+    /// `alone` tells that the change is the only one of its `apply`. Returns true when a waiting
+    /// subscription's `known` outgrew `maxTracked`: the caller then replaces it by the shown
+    /// rows. O(1).
+    mutating func track(_ chatID: String, previous: (chat: Chat, hasContent: Bool)?, current: Chat?, alone: Bool) -> Bool {
         guard !resetPending, previous?.chat.list == view.list || current?.list == view.list else { return false }
         countsMayHaveChanged = true
         guard shown == nil, previous.map({ view.contains($0.chat) }) == true || current.map(view.contains) == true,
-              known[chatID] == nil else { return false }
+              !awaitsSingleChange else { return false }
+        // Up to date, and nothing stands before this change's batch: it comes from the ranks
+        // the index reported (`LiveFeed.singleChange`), without an entry in `known`.
+        if alone, known.isEmpty, deferred == nil, canSend {
+            awaitsSingleChange = true
+            return false
+        }
+        guard known[chatID] == nil else { return false }
         known[chatID] = KnownChat(chat: previous?.chat, hasContent: previous?.hasContent ?? true)
         return known.count > maxTracked && !canSend
     }

@@ -260,6 +260,17 @@ public struct RankedSet<Element: Comparable> {
     @inlinable
     @discardableResult
     public mutating func insert(_ element: Element) -> Bool {
+        insertReportingRank(element) != nil
+    }
+
+    /// Inserts `element` and returns its rank in the set after the insert; returns nil (and
+    /// changes nothing) when it is already present. The rank comes from the search the insert
+    /// makes anyway: a caller that needs it saves a `rank(of:)`.
+    ///
+    /// - Complexity: as `insert(_:)`.
+    @inlinable
+    @discardableResult
+    public mutating func insertReportingRank(_ element: Element) -> Int? {
         if blocks.isEmpty {
             var block: [Element] = []
             block.reserveCapacity(blockSize)
@@ -269,11 +280,13 @@ public struct RankedSet<Element: Comparable> {
             sizes.append(1)
             _count = 1
             rebuildTree()
-            return true
+            return 0
         }
         var b = blockIndex(for: element)
+        let rank: Int
         if b == blocks.count {
             // Greater than everything: the front of the last block.
+            rank = _count
             b -= 1
             reserveForOneMore(b)
             blocks[b].insert(element, at: 0)
@@ -282,7 +295,8 @@ public struct RankedSet<Element: Comparable> {
             // The elements less than `element` are the buffer's last `less`; it goes before them.
             let less = blocks[b].withUnsafeBufferPointer { Self.lessCount($0, element) }
             let i = sizes[b] - less
-            if !(element < blocks[b][i - 1]) { return false }  // already present
+            if !(element < blocks[b][i - 1]) { return nil }  // already present
+            rank = prefixCount(blocks: b) + less
             reserveForOneMore(b)
             blocks[b].insert(element, at: i)
         }
@@ -293,7 +307,7 @@ public struct RankedSet<Element: Comparable> {
         } else {
             treeAdd(b, 1)
         }
-        return true
+        return rank
     }
 
     /// Removes `element`; returns false (and changes nothing) when it is not present.
@@ -303,13 +317,24 @@ public struct RankedSet<Element: Comparable> {
     @inlinable
     @discardableResult
     public mutating func remove(_ element: Element) -> Bool {
+        removeReportingRank(element) != nil
+    }
+
+    /// Removes `element` and returns the rank it had; returns nil (and changes nothing) when it
+    /// is not present. The rank comes from the search the removal makes anyway.
+    ///
+    /// - Complexity: as `remove(_:)`.
+    @inlinable
+    @discardableResult
+    public mutating func removeReportingRank(_ element: Element) -> Int? {
         let b = blockIndex(for: element)
-        if b == blocks.count { return false }
+        if b == blocks.count { return nil }
         let less = blocks[b].withUnsafeBufferPointer { Self.lessCount($0, element) }
         let i = sizes[b] - 1 - less
-        if element < blocks[b][i] { return false }  // not present
+        if element < blocks[b][i] { return nil }  // not present
+        let rank = prefixCount(blocks: b) + less
         removeElement(block: b, at: i)
-        return true
+        return rank
     }
 
     /// Removes and returns the element at `rank`, which must be in `0..<count`.

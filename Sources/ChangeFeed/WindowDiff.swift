@@ -73,22 +73,38 @@ struct WindowDiff {
     /// without sorting or matching.
     ///
     /// - Complexity: O(log n).
-    private init(index: ChatIndex, view: ChatListView, changedID id: String, was: KnownChat, limit: Int?) {
-        let window = limit ?? Int.max
-        let rowCount = index.count(of: view)
-        newCount = min(window, rowCount)
+    init(index: ChatIndex, view: ChatListView, changedID id: String, was: KnownChat, limit: Int?) {
         let now = index.chat(id: id)
         let wasKey = was.key(in: view)
         let nowKey = now.flatMap { view.contains($0) ? $0.orderKey : nil }
         // The old list is the current one with the chat put back where it was.
-        func oldRank(_ key: ChatOrderKey) -> Int {
+        let oldRank = wasKey.map { key in
             var rank = index.rank(of: key, in: view)
             if let nowKey, nowKey < key { rank -= 1 }
             if let wasKey, wasKey < key { rank += 1 }
             return rank
         }
-        let oldIndex = wasKey.map(oldRank).flatMap { $0 < window ? $0 : nil }
-        let newIndex = nowKey.map { index.rank(of: $0, in: view) }.flatMap { $0 < window ? $0 : nil }
+        let newRank = nowKey.map { index.rank(of: $0, in: view) }
+        self.init(
+            view: view, was: was, now: now, oldRank: oldRank, newRank: newRank, rowCount: index.count(of: view),
+            limit: limit, row: { index.chat(id: index.key(at: $0, in: view).id)! })
+    }
+
+    /// One changed chat, the only change since the subscriber's list, whose row indices in
+    /// `view` before and after it are known (the index reports them as it applies a change:
+    /// `ChangeRanks`), in a view of `rowCount` rows now: no rank and no lookup to make. `now` is
+    /// the chat after the change (nil when it was removed); `row` gives the view's row at an
+    /// index, asked only for the row that comes into a window when the chat leaves it.
+    ///
+    /// - Complexity: O(1), plus `row`'s when a row crosses the window's edge.
+    init(
+        view: ChatListView, was: KnownChat, now: Chat?, oldRank: Int?, newRank: Int?, rowCount: Int, limit: Int?,
+        row: (Int) -> Chat
+    ) {
+        let window = limit ?? Int.max
+        newCount = min(window, rowCount)
+        let oldIndex = oldRank.flatMap { $0 < window ? $0 : nil }
+        let newIndex = newRank.flatMap { $0 < window ? $0 : nil }
         var deletes: [Int] = []
         var inserts: [IndexedItem<Chat>] = []
         var moves: [Move] = []
@@ -100,12 +116,12 @@ struct WindowDiff {
             deletes = [old]
             // The row after the window's last comes in (the chat was in it, and is no longer).
             if let limit, limit <= rowCount {
-                inserts = [IndexedItem(index: limit - 1, item: index.chat(id: index.key(at: limit - 1, in: view).id)!)]
+                inserts = [IndexedItem(index: limit - 1, item: row(limit - 1))]
             }
         case (nil, let new?):
             inserts = [IndexedItem(index: new, item: now!)]
             // The window's last row goes out (the chat came in from below it or from nowhere).
-            if let limit, limit <= rowCount - 1 + (wasKey == nil ? 0 : 1) {
+            if let limit, limit <= rowCount - 1 + (oldRank == nil ? 0 : 1) {
                 deletes = [limit - 1]
             }
         case (nil, nil):

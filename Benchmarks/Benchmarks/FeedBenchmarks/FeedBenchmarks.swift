@@ -45,10 +45,20 @@ final class FeedIndex: @unchecked Sendable {
 
 /// A feed of `chatCount` chats with one subscription that needs no acks, so every event yields
 /// its batches at once.
+///
+/// The bottom chat's events are made from the benchmark's own copy of every chat (`chats`, chat i
+/// at i): chat i is at the bottom after chats i + 1 … n − 1 were bumped in turn, so the bottom
+/// is chat n − 1, n − 2, … and again n − 1 after n bumps. Making an event thus reads one cold
+/// chat and nothing of the feed, as a store's change would, and `makeBottomEvent()` alone is the
+/// baseline to subtract.
 final class BumpedFeed: @unchecked Sendable {
     let feed: LiveFeed
     var now: Int64 = newestDate
     var rng = SplitMix64(seed: 7)
+    /// Every chat as the feed has it, chat i at i.
+    var chats: [Chat]
+    /// The chat at the bottom of the list.
+    var bottom = chatCount - 1
 
     /// With `sameList` more subscriptions like the first, and `otherList` subscriptions of the
     /// archive, which the events never touch.
@@ -57,6 +67,7 @@ final class BumpedFeed: @unchecked Sendable {
             Chat(id: chatID($0), title: "Chat \($0)", createdAt: 0, lastMessage: nil,
                  lastMessageDate: newestDate - Int64($0) * 1_000, unread: 0, revision: 1)
         }
+        self.chats = chats
         feed = LiveFeed(chats: chats, options: FeedOptions(resetThreshold: .infinity, maxSubscriptions: 1 + sameList + otherList))
         for _ in 0...sameList { _ = try! feed.subscribe(limit: limit, maxInFlight: 0) }
         for _ in 0..<otherList { _ = try! feed.subscribe(view: ChatListView(list: .archive), limit: limit, maxInFlight: 0) }
@@ -64,7 +75,22 @@ final class BumpedFeed: @unchecked Sendable {
 
     /// The bottom chat gets a message: it moves to the top and changes.
     func bumpBottom() -> [FeedNotification] {
-        bump(rank: feed.index.count - 1)
+        feed.apply(makeBottomEvent())
+    }
+
+    /// The bottom chat's next message as a change, made but not applied: the baseline of
+    /// `bumpBottom()`. The next call makes the next bottom chat's.
+    func makeBottomEvent() -> [ChatChange] {
+        now += 1
+        let changed = chats.withUnsafeMutableBufferPointer { chats in
+            chats[bottom].lastMessageDate = now
+            chats[bottom].lastMessage = LastMessage(id: "m\(now)", sender: "ann", text: "hi", sentAt: now)
+            chats[bottom].unread += 1
+            chats[bottom].revision += 1
+            return chats[bottom]
+        }
+        bottom = bottom == 0 ? chatCount - 1 : bottom - 1
+        return [ChatChange(chatID: changed.id, chat: changed)]
     }
 
     /// A chat among the 100 most recent gets a message (where a messenger's traffic is).
@@ -187,6 +213,16 @@ let benchmarks: @Sendable () -> Void = {
                 BumpedFeed(limit: limit)
             }
         }
+    }
+
+    // The baseline of the bottom-chat rows: the same events made, not applied.
+    Benchmark("ChangeFeed 1M, baseline: bottom chat's event made, not applied", configuration: perEvent) {
+        benchmark, live in
+        for _ in benchmark.scaledIterations {
+            blackHole(live.makeBottomEvent())
+        }
+    } setup: {
+        BumpedFeed(limit: nil)
     }
 
     // Fan-out: the bottom chat bumped with 10 more subscriptions of the same full list (each
