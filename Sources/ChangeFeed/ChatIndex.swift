@@ -177,16 +177,21 @@ public struct ChatIndex {
         } else {
             replaced = chatsByID.remove(id: change.chatID)
         }
-        let previous = replaced?.chat
-        let previousKey = previous?.orderKey
+        // The fields each view needs, read once: a `Chat?` copied per view retains each of its
+        // strings each time.
+        let previousKey = replaced?.chat.orderKey
         let currentKey = current?.orderKey
         let keyChanged = previousKey != currentKey
+        let previousList = replaced?.chat.list, previousUnread = replaced?.chat.unread ?? 0
+        let currentList = current?.list, currentUnread = current?.unread ?? 0
         var ranks = ChangeRanks()
-        for view in ChatListView.all {
-            let was = previous.map(view.contains) ?? false
-            let now = current.map(view.contains) ?? false
+        for slot in 0..<orders.count {
+            // `slot(of:)` inverted: main, main unread-only, archive, archive unread-only.
+            let list: ChatList = slot < 2 ? .main : .archive
+            let unreadOnly = slot % 2 == 1
+            let was = previousList == list && (!unreadOnly || previousUnread > 0)
+            let now = currentList == list && (!unreadOnly || currentUnread > 0)
             guard was || now else { continue }
-            let slot = Self.slot(of: view)
             guard !was || !now || keyChanged else { continue }
             // The new key first: a chat that moves within a list of one never empties its block,
             // which would be freed and a new one allocated at once. Each reports its rank, and
@@ -199,8 +204,10 @@ public struct ChatIndex {
                 old: removed.map { $0 - (inserted != nil && currentKey! < previousKey! ? 1 : 0) },
                 new: inserted.map { $0 - (removed != nil && previousKey! < currentKey! ? 1 : 0) })
         }
-        if let previous { listCounters[Self.slot(of: previous.list)].add(previous, sign: -1) }
-        if let current { listCounters[Self.slot(of: current.list)].add(current) }
+        if let previousList {
+            listCounters[Self.slot(of: previousList)].add(unread: previousUnread, muted: replaced!.chat.muted, sign: -1)
+        }
+        if let currentList { listCounters[Self.slot(of: currentList)].add(unread: currentUnread, muted: current!.muted) }
         return AppliedChange(previous: replaced, ranks: ranks)
     }
 }

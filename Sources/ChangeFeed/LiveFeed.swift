@@ -347,8 +347,15 @@ public final class LiveFeed {
     }
 
     private func counts(of subscription: Subscription, count: Int) -> FeedCounts {
-        let list = index.counters(of: subscription.view.list)
+        // The index's field read in place: a method of `index` (a stored property of this class)
+        // is called on a copy of it, a retain and a release of each of its buffers.
+        let list = index.listCounters[ChatIndex.slot(of: subscription.view.list)]
         return FeedCounts(count: count, total: list.total, unread: list.unread)
+    }
+
+    /// `index.count(of:)`, read in place (see `counts(of:count:)`).
+    private func rowCount(of view: ChatListView) -> Int {
+        index.orders[ChatIndex.slot(of: view)].count
     }
 
     /// Sends what the subscription may: a pending deferred batch first, then one coalesced batch
@@ -388,9 +395,9 @@ public final class LiveFeed {
                 let current = snapshot(of: subscription)
                 let diff = shown.diff(to: current)
                 (structural, updates, newCount, items) = (diff.structural, diff.updates, current.count, current)
-            } else if subscription.awaitsSingleChange, let single = singleChange {
+            } else if subscription.awaitsSingleChange, singleChange != nil {
                 subscription.awaitsSingleChange = false
-                let diff = singleChangeDiff(single, view: subscription.view, limit: subscription.limit)
+                let diff = singleChangeDiff(view: subscription.view, limit: subscription.limit)
                 (structural, updates, newCount) = (diff.structural, diff.updates, diff.newCount)
             } else {
                 let diff = WindowDiff(
@@ -427,16 +434,17 @@ extension LiveFeed {
     ///
     /// - Complexity: O(1) (O(log n) once per view and window when the ranks were not reported,
     ///   or when a row crosses a window's edge), plus O(w) for w views and windows made before.
-    private func singleChangeDiff(_ single: SingleChange, view: ChatListView, limit: Int?) -> WindowDiff {
+    private func singleChangeDiff(view: ChatListView, limit: Int?) -> WindowDiff {
         for made in singleChangeDiffs where made.view == view && made.limit == limit { return made.diff }
         let diff: WindowDiff
-        if let ranks = single.ranks.ranks(in: view) {
+        if let ranks = singleChange!.ranks.ranks(in: view) {
             diff = WindowDiff(
-                view: view, was: single.was, now: single.change.chat, oldRank: ranks.old, newRank: ranks.new,
-                rowCount: index.count(of: view), limit: limit,
+                view: view, was: singleChange!.was, now: singleChange!.change.chat, oldRank: ranks.old,
+                newRank: ranks.new, rowCount: rowCount(of: view), limit: limit,
                 row: { self.index.chat(id: self.index.key(at: $0, in: view).id)! })
         } else {
-            diff = WindowDiff(index: index, view: view, changedID: single.change.chatID, was: single.was, limit: limit)
+            diff = WindowDiff(
+                index: index, view: view, changedID: singleChange!.change.chatID, was: singleChange!.was, limit: limit)
         }
         if singleChangeDiffs.count < Self.keptSingleChangeDiffs { singleChangeDiffs.append((view, limit, diff)) }
         return diff
@@ -528,8 +536,10 @@ private struct Subscription {
     mutating func track(_ chatID: String, previous: (chat: Chat, hasContent: Bool)?, current: Chat?, alone: Bool) -> Bool {
         guard !resetPending, previous?.chat.list == view.list || current?.list == view.list else { return false }
         countsMayHaveChanged = true
-        guard shown == nil, previous.map({ view.contains($0.chat) }) == true || current.map(view.contains) == true,
-              !awaitsSingleChange else { return false }
+        // `view.contains`, from the fields in place (a closure over the optional copies the chat).
+        let wasRow = previous?.chat.list == view.list && (!view.unreadOnly || previous!.chat.unread > 0)
+        let isRow = current?.list == view.list && (!view.unreadOnly || current!.unread > 0)
+        guard shown == nil, wasRow || isRow, !awaitsSingleChange else { return false }
         // Up to date, and nothing stands before this change's batch: it comes from the ranks
         // the index reported (`LiveFeed.singleChange`), without an entry in `known`.
         if alone, known.isEmpty, deferred == nil, canSend {
