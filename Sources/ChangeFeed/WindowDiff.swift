@@ -13,6 +13,8 @@ struct KnownChat {
 
     /// True when the subscriber's row of the chat differs from `now`.
     func differs(from now: Chat?) -> Bool {
+        // A new revision is a change whatever the content (the common case: no string compared).
+        if chat?.revision != now?.revision { return true }
         guard !hasContent, let chat, let now else { return chat != now }
         return chat.id != now.id || chat.revision != now.revision || chat.lastMessageDate != now.lastMessageDate
             || chat.unread != now.unread || chat.list != now.list || chat.pinOrder != now.pinOrder || chat.muted != now.muted
