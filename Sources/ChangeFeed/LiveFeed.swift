@@ -264,8 +264,8 @@ public final class LiveFeed {
                     change: change, was: KnownChat(chat: previous?.chat, hasContent: previous?.hasContent ?? true),
                     ranks: applied.ranks)
             }
-            if let list = previous?.chat.list { reach(list, change: change, previous: previous) }
-            if let list = change.chat?.list, list != previous?.chat.list { reach(list, change: change, previous: previous) }
+            if let list = previous?.chat.list { reach(list, change: change, previous: previous, alone: changes.count == 1) }
+            if let list = change.chat?.list, list != previous?.chat.list { reach(list, change: change, previous: previous, alone: changes.count == 1) }
             if !shownMade.isEmpty { shownMade.removeAll() }
         }
         var notifications: [FeedNotification] = []
@@ -282,14 +282,14 @@ public final class LiveFeed {
     }
 
     /// Shows `change` (the chat was `previous`, with its content or not) to every subscription of
-    /// `list`.
-    private func reach(_ list: ChatList, change: ChatChange, previous: (chat: Chat, hasContent: Bool)?) {
+    /// `list`; `alone` when it is the only change of its `apply`.
+    private func reach(_ list: ChatList, change: ChatChange, previous: (chat: Chat, hasContent: Bool)?, alone: Bool) {
         for position in positionsByList[ChatIndex.slot(of: list)] {
             if !subscriptions[position].reached {
                 subscriptions[position].reached = true
                 reached.append(position)
             }
-            if subscriptions[position].track(change.chatID, previous: previous, current: change.chat, alone: singleChange != nil) {
+            if subscriptions[position].track(change.chatID, previous: previous, current: change.chat, alone: alone) {
                 keepShownRows(of: &subscriptions[position])
             }
         }
@@ -395,7 +395,9 @@ public final class LiveFeed {
                 let current = snapshot(of: subscription)
                 let diff = shown.diff(to: current)
                 (structural, updates, newCount, items) = (diff.structural, diff.updates, current.count, current)
-            } else if subscription.awaitsSingleChange, singleChange != nil {
+            } else if subscription.awaitsSingleChange {
+                // Set only during an `apply` of one change (`track`), so `singleChange` is there;
+                // tested by the flag alone, as `singleChange != nil` would copy it.
                 subscription.awaitsSingleChange = false
                 let diff = singleChangeDiff(view: subscription.view, limit: subscription.limit)
                 (structural, updates, newCount) = (diff.structural, diff.updates, diff.newCount)
@@ -435,7 +437,10 @@ extension LiveFeed {
     /// - Complexity: O(1) (O(log n) once per view and window when the ranks were not reported,
     ///   or when a row crosses a window's edge), plus O(w) for w views and windows made before.
     private func singleChangeDiff(view: ChatListView, limit: Int?) -> WindowDiff {
-        for made in singleChangeDiffs where made.view == view && made.limit == limit { return made.diff }
+        // By index: `for made in` would copy each entry, a retain of each of its arrays.
+        for i in singleChangeDiffs.indices where singleChangeDiffs[i].view == view && singleChangeDiffs[i].limit == limit {
+            return singleChangeDiffs[i].diff
+        }
         let diff: WindowDiff
         if let ranks = singleChange!.ranks.ranks(in: view) {
             diff = WindowDiff(
