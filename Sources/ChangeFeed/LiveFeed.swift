@@ -137,10 +137,12 @@ public final class LiveFeed {
     private var shownMade: [ShownKey: ShownList] = [:]
     /// During an `apply` of one change: the change, and where it moved its chat in each view, so
     /// that the subscriptions that were up to date take their batches from these ranks.
-    private var singleChange: SingleChange?
+    /// Not optional, so that a field is read in place (`singleChange!.field` copies the whole
+    /// value first); between `apply`s it holds no chat.
+    private var singleChange = SingleChange.none
     /// The diffs made from `singleChange` during the current `apply`, by view and window: every
     /// subscription of one view and window that was up to date gets the same batches.
-    private var singleChangeDiffs: [(view: ChatListView, limit: Int?, diff: WindowDiff)] = []
+    private var singleChangeDiffs: [MadeDiff] = []
 
     /// A feed over `chats` (in list order for the fastest start): whole, or without their
     /// content when `content` is given, which the feed then reads from it for the rows it sends
@@ -276,7 +278,7 @@ public final class LiveFeed {
             drain(&subscriptions[position], into: &notifications)
         }
         reached.removeAll(keepingCapacity: true)
-        singleChange = nil
+        singleChange = .none
         singleChangeDiffs.removeAll(keepingCapacity: true)
         return notifications
     }
@@ -363,8 +365,7 @@ public final class LiveFeed {
     /// the counts changed, the batch is empty.
     private func drain(_ subscription: inout Subscription, into notifications: inout [FeedNotification]) {
         while subscription.canSend {
-            if let deferred = subscription.deferred {
-                subscription.deferred = nil
+            if let deferred = subscription.deferred.take() {
                 subscription.lastSentSeq += 1
                 notifications.append(.batch(
                     subscription: subscription.id, seq: subscription.lastSentSeq, counts: deferred.counts,
@@ -396,8 +397,7 @@ public final class LiveFeed {
                 let diff = shown.diff(to: current)
                 (structural, updates, newCount, items) = (diff.structural, diff.updates, current.count, current)
             } else if subscription.awaitsSingleChange {
-                // Set only during an `apply` of one change (`track`), so `singleChange` is there;
-                // tested by the flag alone, as `singleChange != nil` would copy it.
+                // Set only during an `apply` of one change (`track`), so `singleChange` is it.
                 subscription.awaitsSingleChange = false
                 let diff = singleChangeDiff(view: subscription.view, limit: subscription.limit)
                 (structural, updates, newCount) = (diff.structural, diff.updates, diff.newCount)
@@ -418,7 +418,7 @@ public final class LiveFeed {
             } else if let structural {
                 notifications.append(.batch(subscription: subscription.id, seq: seq, counts: counts, batch: structural))
                 if let updates {
-                    subscription.deferred = (updates, counts)
+                    subscription.deferred = DeferredBatch(batch: updates, counts: counts)
                 }
             } else {
                 notifications.append(.batch(
@@ -441,17 +441,23 @@ extension LiveFeed {
         for i in singleChangeDiffs.indices where singleChangeDiffs[i].view == view && singleChangeDiffs[i].limit == limit {
             return singleChangeDiffs[i].diff
         }
+        return makeSingleChangeDiff(view: view, limit: limit)
+    }
+
+    /// `singleChangeDiff(view:limit:)` not made yet: made and kept.
+    @inline(never)
+    private func makeSingleChangeDiff(view: ChatListView, limit: Int?) -> WindowDiff {
         let diff: WindowDiff
-        if let ranks = singleChange!.ranks.ranks(in: view) {
+        if let ranks = singleChange.ranks.ranks(in: view) {
             diff = WindowDiff(
-                view: view, was: singleChange!.was, now: singleChange!.change.chat, oldRank: ranks.old,
+                view: view, was: singleChange.was, now: singleChange.change.chat, oldRank: ranks.old,
                 newRank: ranks.new, rowCount: rowCount(of: view), limit: limit,
                 row: { self.index.chat(id: self.index.key(at: $0, in: view).id)! })
         } else {
             diff = WindowDiff(
-                index: index, view: view, changedID: singleChange!.change.chatID, was: singleChange!.was, limit: limit)
+                index: index, view: view, changedID: singleChange.change.chatID, was: singleChange.was, limit: limit)
         }
-        if singleChangeDiffs.count < Self.keptSingleChangeDiffs { singleChangeDiffs.append((view, limit, diff)) }
+        if singleChangeDiffs.count < Self.keptSingleChangeDiffs { singleChangeDiffs.append(MadeDiff(view: view, limit: limit, diff: diff)) }
         return diff
     }
 
@@ -460,12 +466,30 @@ extension LiveFeed {
     static let keptSingleChangeDiffs = 8
 }
 
+/// A diff of `singleChange` made for a view and window (`LiveFeed.singleChangeDiffs`). A struct,
+/// not a tuple: a tuple's copies go through the runtime's generic witnesses.
+private struct MadeDiff {
+    var view: ChatListView
+    var limit: Int?
+    var diff: WindowDiff
+}
+
+/// The pure-update batch that must follow a subscription's last structural batch, with its
+/// moment's counts.
+private struct DeferredBatch {
+    var batch: Batch<Chat>
+    var counts: FeedCounts
+}
+
 /// The one change of an `apply`: what the subscribers that were up to date saw of its chat,
 /// and the chat's ranks before and after it.
 private struct SingleChange {
     var change: ChatChange
     var was: KnownChat
     var ranks: ChangeRanks
+
+    /// What `LiveFeed.singleChange` holds outside an `apply` of one change.
+    static let none = SingleChange(change: ChatChange(chatID: "", chat: nil), was: KnownChat(), ranks: ChangeRanks())
 }
 
 /// One subscriber's place in the feed.
@@ -489,7 +513,7 @@ private struct Subscription {
     /// A change of the current `apply` reached it (it is in `LiveFeed.reached`).
     var reached = false
     /// The pure-update batch that must follow the last structural batch, with its moment's counts.
-    var deferred: (batch: Batch<Chat>, counts: FeedCounts)?
+    var deferred: DeferredBatch?
     /// The counts of the last notification sent (of the snapshot before any).
     var lastCounts = FeedCounts(count: 0, total: 0, unread: UnreadCounters())
     /// The most chats `known` holds while waiting (`FeedOptions.maxPendingChats`).
