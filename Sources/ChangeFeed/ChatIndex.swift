@@ -171,7 +171,7 @@ public struct ChatIndex {
     @discardableResult
     mutating func applyKeepingContent(_ change: ChatChange) -> AppliedChange {
         let current = change.chat
-        let replaced: (chat: Chat, hasContent: Bool)?
+        let replaced: ChatTable.StoredChat?
         if let current {
             replaced = chatsByID.update(current)
         } else {
@@ -215,7 +215,7 @@ public struct ChatIndex {
 /// What `ChatIndex.applyKeepingContent` did: the chat as it was (and whether it had its
 /// content), and its ranks.
 struct AppliedChange {
-    var previous: (chat: Chat, hasContent: Bool)?
+    var previous: ChatTable.StoredChat?
     var ranks: ChangeRanks
 }
 

@@ -18,6 +18,14 @@ import ChatModel
 /// `ChatContentSource`) until a change brings it whole or `setContent` stores it.
 @usableFromInline
 struct ChatTable {
+    /// A chat as the table keeps it, and whether it has its content. A struct, not a tuple: a
+    /// tuple's copies go through the runtime's generic witnesses.
+    @usableFromInline
+    struct StoredChat {
+        @usableFromInline var chat: Chat
+        @usableFromInline var hasContent: Bool
+    }
+
     /// The chats by slot; a slot in `freeSlots` holds a placeholder.
     @usableFromInline var chats: [Chat]
     /// Whether the chat in each slot has its content (a placeholder counts as having it).
@@ -112,7 +120,7 @@ struct ChatTable {
     /// Inserts `chat` (whole), or replaces the chat with its id; returns the chat replaced and
     /// whether it had its content. O(1) amortized.
     @usableFromInline
-    mutating func update(_ chat: Chat) -> (chat: Chat, hasContent: Bool)? {
+    mutating func update(_ chat: Chat) -> StoredChat? {
         let hash = Self.hash(chat.id)
         if let bucket = bucket(of: chat.id, hash: hash) {
             let slot = Int(buckets[bucket] & 0xFFFF_FFFF) - 1
@@ -121,7 +129,7 @@ struct ChatTable {
             chats.withUnsafeMutableBufferPointer { swap(&$0[slot], &previous) }
             let hadContent = hasContent[slot]
             hasContent[slot] = true
-            return (previous, hadContent)
+            return StoredChat(chat: previous, hasContent: hadContent)
         }
         if (count + 1) > buckets.count / 4 * 3 { grow() }
         let slot: Int
@@ -143,10 +151,10 @@ struct ChatTable {
     /// Removes the chat with `id` and returns it and whether it had its content, if any.
     /// O(1) expected.
     @usableFromInline
-    mutating func remove(id: String) -> (chat: Chat, hasContent: Bool)? {
+    mutating func remove(id: String) -> StoredChat? {
         guard var hole = bucket(of: id, hash: Self.hash(id)) else { return nil }
         let slot = Int(buckets[hole] & 0xFFFF_FFFF) - 1
-        let removed = (chats[slot], hasContent[slot])
+        let removed = StoredChat(chat: chats[slot], hasContent: hasContent[slot])
         chats[slot] = Self.placeholder
         hasContent[slot] = true
         freeSlots.append(Int32(slot))

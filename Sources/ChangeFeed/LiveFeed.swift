@@ -285,7 +285,7 @@ public final class LiveFeed {
 
     /// Shows `change` (the chat was `previous`, with its content or not) to every subscription of
     /// `list`; `alone` when it is the only change of its `apply`.
-    private func reach(_ list: ChatList, change: ChatChange, previous: (chat: Chat, hasContent: Bool)?, alone: Bool) {
+    private func reach(_ list: ChatList, change: ChatChange, previous: ChatTable.StoredChat?, alone: Bool) {
         for position in positionsByList[ChatIndex.slot(of: list)] {
             if !subscriptions[position].reached {
                 subscriptions[position].reached = true
@@ -562,7 +562,7 @@ private struct Subscription {
     /// `alone` tells that the change is the only one of its `apply`. Returns true when a waiting
     /// subscription's `known` outgrew `maxTracked`: the caller then replaces it by the shown
     /// rows. O(1).
-    mutating func track(_ chatID: String, previous: (chat: Chat, hasContent: Bool)?, current: Chat?, alone: Bool) -> Bool {
+    mutating func track(_ chatID: String, previous: ChatTable.StoredChat?, current: Chat?, alone: Bool) -> Bool {
         guard !resetPending, previous?.chat.list == view.list || current?.list == view.list else { return false }
         countsMayHaveChanged = true
         // `view.contains`, from the fields in place (a closure over the optional copies the chat).
