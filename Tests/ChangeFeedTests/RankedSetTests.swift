@@ -171,8 +171,13 @@ private func referenceRemove<E: Comparable>(_ reference: inout [E], _ element: E
             let insertChance = [0.8, 0.5, 0.2][phase]
             let value = Int.random(in: 0..<universe, using: &rng)
             switch Double.random(in: 0..<1, using: &rng) {
-            case ..<insertChance:
+            case ..<insertChance where step % 2 == 0:
                 #expect(set.insert(value) == referenceInsert(&reference, value))
+            case ..<insertChance:
+                // The reporting insert: the rank the value has after it, nil when present.
+                let expected = reference.contains(value) ? nil : reference.firstIndex { $0 > value } ?? reference.count
+                #expect(set.insertReportingRank(value) == expected)
+                _ = referenceInsert(&reference, value)
             case ..<(insertChance + 0.05) where !reference.isEmpty:
                 let rank = Int.random(in: 0..<reference.count, using: &rng)
                 #expect(set.remove(at: rank) == reference.remove(at: rank))
@@ -180,7 +185,13 @@ private func referenceRemove<E: Comparable>(_ reference: inout [E], _ element: E
                 // Remove a member most of the time, a random (maybe absent) value otherwise.
                 let target = !reference.isEmpty && Bool.random(using: &rng)
                     ? reference[Int.random(in: 0..<reference.count, using: &rng)] : value
-                #expect(set.remove(target) == referenceRemove(&reference, target))
+                if step % 2 == 0 {
+                    #expect(set.remove(target) == referenceRemove(&reference, target))
+                } else {
+                    // The reporting removal: the rank the value had, nil when absent.
+                    #expect(set.removeReportingRank(target) == reference.firstIndex(of: target))
+                    _ = referenceRemove(&reference, target)
+                }
             }
             #expect(set.count == reference.count)
             if !reference.isEmpty {
