@@ -6,11 +6,13 @@
 ///
 /// ## Design
 /// A two-level blocked sorted array (the layout of Python's `sortedcontainers.SortedList`):
-/// - `blocks`: arrays of about `blockSize` elements each (256 by default), every element of
+/// - `blocks`: blocks of about `blockSize` elements each (256 by default), every element of
 ///   block `i` less than every element of block `i + 1`; no block is empty. Each block is stored
 ///   greatest first (descending), so that the least elements — the top of a chat list, where a
 ///   chat with a new message goes, and where the chats that get messages are — are at the end of
-///   the first block's buffer: inserting or removing there shifts only the elements after it.
+///   the first block's buffer. A block (`RankedSetBlock`) has room at both ends and moves the
+///   shorter side on an insert or a removal: the bottom of the list, the last block's first
+///   element, comes and goes as cheaply as the top.
 /// - `maxes`: the greatest element of each block (its first), so that finding a value's block is a
 ///   binary search over one contiguous array instead of one cache miss per block visited.
 /// - `sizes`: the size of each block, so that rebuilding the tree reads one contiguous array
@@ -22,7 +24,8 @@
 /// `blockSize / 2` is merged with a neighbour (and the result split again if too large); an empty
 /// block is removed. Splits and merges rebuild the Fenwick tree in O(B), which happens at most once
 /// every `blockSize / 2` mutations, so it costs O(1) amortized per operation (B is about 4,000 for
-/// 1,000,000 elements). There are no per-element allocations and no reference-counted nodes.
+/// 1,000,000 elements). Splits and merges move elements, they never copy them (no retain or
+/// release of an element that holds a reference). There are no per-element allocations.
 ///
 /// ## Ordering
 /// Only `<` is used: two elements are the same element when neither is less than the other. The
@@ -31,16 +34,17 @@
 /// the order of `<`. `<` must be a strict total order.
 ///
 /// ## Value semantics
-/// `RankedSet` is a struct made of standard arrays, so it has value semantics with copy-on-write
-/// of each array: copying a set is O(1), and the first mutation of a shared copy copies the outer
-/// arrays (O(B)) and then each block it touches (O(blockSize)). Keep a single owner (the feed
-/// engine) to stay on the fast, in-place path.
+/// `RankedSet` is a struct of standard arrays and of blocks it copies before mutating one that is
+/// shared (`isKnownUniquelyReferenced`), so it has value semantics with copy-on-write: copying a
+/// set is O(1), and the first mutation of a shared copy copies the outer arrays (O(B)) and then
+/// each block it touches (O(blockSize)). Keep a single owner (the feed engine) to stay on the
+/// fast, in-place path.
 ///
 /// Not thread-safe for concurrent mutation (like any value); it is `Sendable` when its elements are.
 public struct RankedSet<Element: Comparable> {
     /// Non-empty blocks, each in descending order; block `i` holds ranks before block `i + 1`'s.
-    @usableFromInline var blocks: [[Element]]
-    /// `maxes[i] == blocks[i].first!`, the greatest element of block `i`.
+    @usableFromInline var blocks: [RankedSetBlock<Element>]
+    /// `maxes[i] == blocks[i][0]`, the greatest element of block `i`.
     @usableFromInline var maxes: [Element]
     /// `sizes[i] == blocks[i].count`.
     @usableFromInline var sizes: [Int]
@@ -122,9 +126,9 @@ public struct RankedSet<Element: Comparable> {
         while true {
             let capacity = promised > 0 && promised < blockSize ? promised : blockSize
             // Each block is filled from its end, greatest last in, so that it is in descending
-            // order without a second pass; a short last block is moved to the buffer's start.
-            let block = [Element](unsafeUninitializedCapacity: capacity) { buffer, initializedCount in
-                let base = buffer.baseAddress!
+            // order without a second pass; a short last block has its room at the front.
+            let block = RankedSetBlock<Element>.make(capacity: capacity, start: capacity)
+            block.withUnsafeMutablePointers { header, base in
                 var free = capacity
                 while free > 0, let element = elements.next() {
                     if let previous {
@@ -134,12 +138,12 @@ public struct RankedSet<Element: Comparable> {
                     free -= 1
                     (base + free).initialize(to: element)
                 }
-                if free > 0 { base.moveInitialize(from: base + free, count: capacity - free) }
-                initializedCount = capacity - free
+                header.pointee.start = free
+                header.pointee.count = capacity - free
             }
             promised = Swift.max(promised - block.count, 0)
-            guard let greatest = block.first else { break }
-            maxes.append(greatest)
+            guard block.count > 0 else { break }
+            maxes.append(block[0])
             blocks.append(block)
             // A full block of the load factor, or of the promised rest (more may follow when the
             // estimate was short), goes on; a block that found fewer is the last.
@@ -168,7 +172,7 @@ public struct RankedSet<Element: Comparable> {
     ///
     /// - Complexity: O(1).
     @inlinable
-    public var first: Element? { blocks.first?.last }
+    public var first: Element? { blocks.first.map { $0[$0.count - 1] } }
 
     /// The greatest element (rank `count - 1`), or nil when the set is empty.
     ///
@@ -185,7 +189,7 @@ public struct RankedSet<Element: Comparable> {
     public func contains(_ element: Element) -> Bool {
         let b = blockIndex(for: element)
         if b == blocks.count { return false }
-        return blocks[b].withUnsafeBufferPointer { block in
+        return blocks[b].withElements { block in
             // The least element not less than `element`; there is one because maxes[b] >= element.
             !(element < block[block.count - 1 - Self.lessCount(block, element)])
         }
@@ -199,7 +203,7 @@ public struct RankedSet<Element: Comparable> {
     public func rank(of element: Element) -> Int {
         let b = blockIndex(for: element)
         if b == blocks.count { return _count }
-        let inBlock = blocks[b].withUnsafeBufferPointer { Self.lessCount($0, element) }
+        let inBlock = blocks[b].withElements { Self.lessCount($0, element) }
         return prefixCount(blocks: b) + inBlock
     }
 
@@ -228,10 +232,11 @@ public struct RankedSet<Element: Comparable> {
         result.reserveCapacity(wanted)
         var (b, offset) = locate(rank)
         while result.count < wanted {
-            let block = blocks[b]
-            let take = Swift.min(block.count - offset, wanted - result.count)
-            // Ranks offset ..< offset + take of the block, stored in descending order.
-            result.append(contentsOf: block[(block.count - offset - take)..<(block.count - offset)].reversed())
+            blocks[b].withElements { block in
+                let take = Swift.min(block.count - offset, wanted - result.count)
+                // Ranks offset ..< offset + take of the block, stored in descending order.
+                result.append(contentsOf: block[(block.count - offset - take)..<(block.count - offset)].reversed())
+            }
             b += 1
             offset = 0
         }
@@ -272,9 +277,8 @@ public struct RankedSet<Element: Comparable> {
     @discardableResult
     public mutating func insertReportingRank(_ element: Element) -> Int? {
         if blocks.isEmpty {
-            var block: [Element] = []
-            block.reserveCapacity(blockSize)
-            block.append(element)
+            let block = RankedSetBlock<Element>.make(capacity: blockSize, start: 0)
+            block.insert(element, at: 0)
             blocks.append(block)
             maxes.append(element)
             sizes.append(1)
@@ -288,17 +292,18 @@ public struct RankedSet<Element: Comparable> {
             // Greater than everything: the front of the last block.
             rank = _count
             b -= 1
-            reserveForOneMore(b)
-            blocks[b].insert(element, at: 0)
+            prepareForInsert(b).insert(element, at: 0)
             maxes[b] = element
         } else {
-            // The elements less than `element` are the buffer's last `less`; it goes before them.
-            let less = blocks[b].withUnsafeBufferPointer { Self.lessCount($0, element) }
-            let i = sizes[b] - less
-            if !(element < blocks[b][i - 1]) { return nil }  // already present
+            // The elements less than `element` are the block's last `less`; it goes before them,
+            // unless the one before them is `element` (maxes[b] is not less than it).
+            let (less, present) = blocks[b].withElements { block in
+                let less = Self.lessCount(block, element)
+                return (less, !(element < block[block.count - 1 - less]))
+            }
+            if present { return nil }
             rank = prefixCount(blocks: b) + less
-            reserveForOneMore(b)
-            blocks[b].insert(element, at: i)
+            prepareForInsert(b).insert(element, at: sizes[b] - less)
         }
         _count += 1
         sizes[b] += 1
@@ -329,11 +334,14 @@ public struct RankedSet<Element: Comparable> {
     public mutating func removeReportingRank(_ element: Element) -> Int? {
         let b = blockIndex(for: element)
         if b == blocks.count { return nil }
-        let less = blocks[b].withUnsafeBufferPointer { Self.lessCount($0, element) }
-        let i = sizes[b] - 1 - less
-        if element < blocks[b][i] { return nil }  // not present
+        // The least element not less than `element` is the one before the block's last `less`.
+        let (less, present) = blocks[b].withElements { block in
+            let less = Self.lessCount(block, element)
+            return (less, !(element < block[block.count - 1 - less]))
+        }
+        if !present { return nil }
         let rank = prefixCount(blocks: b) + less
-        removeElement(block: b, at: i)
+        removeElement(block: b, at: sizes[b] - 1 - less)
         return rank
     }
 
@@ -365,14 +373,16 @@ public struct RankedSet<Element: Comparable> {
 
     // MARK: - Internals
 
-    /// Removes `blocks[b][i]` (`i` a buffer index, not a rank) and rebalances.
+    /// Removes `blocks[b][i]` (`i` an index in the block, not a rank) and rebalances.
     @inlinable
     mutating func removeElement(block b: Int, at i: Int) {
-        blocks[b].remove(at: i)
+        let block = makeUnique(b)
+        _ = block.remove(at: i)
         _count -= 1
         sizes[b] -= 1
         let remaining = sizes[b]
         if remaining == 0 {
+            _ = consume block
             blocks.remove(at: b)
             maxes.remove(at: b)
             sizes.remove(at: b)
@@ -380,8 +390,9 @@ public struct RankedSet<Element: Comparable> {
             return
         }
         if i == 0 {
-            maxes[b] = blocks[b][0]
+            maxes[b] = block[0]
         }
+        _ = consume block  // a merge moves the elements of a block only this set holds
         if remaining < blockSize / 2 && blocks.count > 1 {
             merge(b)
         } else {
@@ -428,61 +439,82 @@ public struct RankedSet<Element: Comparable> {
         return low
     }
 
-    /// Grows block `b` when it is full, never past `2 × blockSize + 1` (the most a block holds
-    /// before it is split), instead of letting `Array` double its buffer: a block's buffer stays
-    /// within 2 × its largest possible contents.
+    /// Makes block `b` this set's own before a mutation (a copy when another set shares it),
+    /// and returns it.
     @inlinable
-    mutating func reserveForOneMore(_ b: Int) {
-        let capacity = blocks[b].capacity
-        if blocks[b].count == capacity {
-            blocks[b].reserveCapacity(Swift.min(Swift.max(2 * capacity, 16), 2 * blockSize + 1))
-        }
+    mutating func makeUnique(_ b: Int) -> RankedSetBlock<Element> {
+        if !isKnownUniquelyReferenced(&blocks[b]) { blocks[b] = blocks[b].copy() }
+        return blocks[b]
     }
 
-    /// Splits the oversized block `b` into two halves, each in a fresh buffer sized to its
-    /// contents plus room for `blockSize / 2` inserts.
+    /// Makes block `b` this set's own with a free slot, and returns it: when it is full it moves
+    /// to a buffer twice as large, never past `2 × blockSize + 1` slots (the most a block holds
+    /// before it is split), so a block's buffer stays within 2 × its largest possible contents.
+    @inlinable
+    mutating func prepareForInsert(_ b: Int) -> RankedSetBlock<Element> {
+        let isUnique = isKnownUniquelyReferenced(&blocks[b])
+        let block = blocks[b]
+        if block.count == block.slots {
+            blocks[b] = block.resized(to: Swift.min(Swift.max(2 * block.slots, 16), 2 * blockSize + 1), isUnique: isUnique)
+        } else if !isUnique {
+            blocks[b] = block.copy()
+        }
+        return blocks[b]
+    }
+
+    /// Splits the oversized block `b` (this set's own) in two: its lower half moves to a new
+    /// block with room for `blockSize / 2` inserts, its upper half stays.
     @inlinable
     mutating func split(_ b: Int) {
         let count = blocks[b].count
         let half = count / 2
         let room = blockSize / 2
-        // The lower ranks are the buffer's last `half` elements.
-        var lower: [Element] = []
-        lower.reserveCapacity(half + room)
-        lower.append(contentsOf: blocks[b][(count - half)...])
-        var upper: [Element] = []
-        upper.reserveCapacity(count - half + room)
-        upper.append(contentsOf: blocks[b][..<(count - half)])
-        blocks[b] = lower
+        // The lower ranks are the block's last `half` elements.
+        let lower = RankedSetBlock.gathering(
+            [(blocks[b], (count - half)..<count, true)], capacity: half + room, start: room / 2)
         let upperMax = maxes[b]
         maxes[b] = lower[0]
-        blocks.insert(upper, at: b + 1)
+        blocks.insert(lower, at: b)
         maxes.insert(upperMax, at: b + 1)
         sizes[b] = half
         sizes.insert(count - half, at: b + 1)
         rebuildTree()
     }
 
-    /// Merges the undersized block `b` with a neighbour, splitting the result if it is too large.
+    /// Merges the undersized block `b` with a neighbour into a new block sized to their elements,
+    /// or into two new blocks with room for `blockSize / 2` inserts each when they are more than
+    /// `2 × blockSize`.
     @inlinable
     mutating func merge(_ b: Int) {
-        // Merge the pair (left, left + 1).
+        // Merge the pair (left, left + 1); descending, so the greater block's elements come first.
         let left = b > 0 ? b - 1 : b
-        let moved = blocks.remove(at: left + 1)
-        let movedMax = maxes.remove(at: left + 1)
-        sizes[left] += sizes.remove(at: left + 1)
-        // Descending: the greater block's elements come first.
-        var merged: [Element] = []
-        merged.reserveCapacity(sizes[left])  // exactly, not doubled
-        merged.append(contentsOf: moved)
-        merged.append(contentsOf: blocks[left])
-        blocks[left] = merged
-        maxes[left] = movedMax
-        if sizes[left] > 2 * blockSize {
-            split(left)  // rebuilds the tree
+        let lesserIsUnique = isKnownUniquelyReferenced(&blocks[left])
+        let greaterIsUnique = isKnownUniquelyReferenced(&blocks[left + 1])
+        let greaterMax = maxes.remove(at: left + 1)
+        let greaterCount = sizes.remove(at: left + 1)
+        let total = sizes[left] + greaterCount
+        let merged = RankedSetBlock.gathering(
+            [(blocks[left + 1], 0..<greaterCount, greaterIsUnique), (blocks[left], 0..<sizes[left], lesserIsUnique)],
+            capacity: total, start: 0)  // exactly, not doubled
+        blocks.remove(at: left + 1)
+        if total <= 2 * blockSize {
+            blocks[left] = merged
+            maxes[left] = greaterMax
+            sizes[left] = total
         } else {
-            rebuildTree()
+            let room = blockSize / 2
+            let half = total / 2
+            // The lower ranks are the merged block's last `half` elements.
+            let lower = RankedSetBlock.gathering([(merged, (total - half)..<total, true)], capacity: half + room, start: room / 2)
+            let upper = RankedSetBlock.gathering([(merged, 0..<(total - half), true)], capacity: total - half + room, start: room / 2)
+            blocks[left] = lower
+            blocks.insert(upper, at: left + 1)
+            maxes[left] = lower[0]
+            maxes.insert(greaterMax, at: left + 1)
+            sizes[left] = half
+            sizes.insert(total - half, at: left + 1)
         }
+        rebuildTree()
     }
 
     /// Rebuilds the Fenwick tree from `sizes`.
@@ -564,12 +596,12 @@ extension RankedSet: Sequence {
     /// copies the outer arrays (O(B)) and the block it touches, so iterate and drop it rather
     /// than keep it across mutations.
     public struct Elements: Sequence, IteratorProtocol {
-        @usableFromInline let blocks: [[Element]]
+        @usableFromInline let blocks: [RankedSetBlock<Element>]
         @usableFromInline var block: Int
         @usableFromInline var offset: Int
 
         @inlinable
-        init(blocks: [[Element]], block: Int, offset: Int) {
+        init(blocks: [RankedSetBlock<Element>], block: Int, offset: Int) {
             self.blocks = blocks
             self.block = block
             self.offset = offset
@@ -601,8 +633,10 @@ extension RankedSet: Sequence {
     public var underestimatedCount: Int { _count }
 }
 
-extension RankedSet: Sendable where Element: Sendable {}
-extension RankedSet.Elements: Sendable where Element: Sendable {}
+// A block is mutated only by the one set that holds it (a shared block is copied first), so a set
+// and its snapshots may cross threads as their elements may.
+extension RankedSet: @unchecked Sendable where Element: Sendable {}
+extension RankedSet.Elements: @unchecked Sendable where Element: Sendable {}
 
 extension RankedSet: CustomStringConvertible {
     public var description: String {
@@ -626,13 +660,14 @@ extension RankedSet {
         var total = 0
         var previous: Element? = nil
         for (b, block) in blocks.enumerated() {
-            guard let greatest = block.first else {
+            let elements = block.array
+            guard let greatest = elements.first else {
                 problems.append("empty block \(b)")
                 continue
             }
             if block.count > 2 * blockSize { problems.append("oversized block \(b): \(block.count)") }
             if greatest < maxes[b] || maxes[b] < greatest { problems.append("stale max of block \(b)") }
-            for element in block.reversed() {
+            for element in elements.reversed() {
                 if let previous, !(previous < element) {
                     problems.append("not strictly increasing in block \(b)")
                 }
@@ -652,5 +687,5 @@ extension RankedSet {
 
     /// The capacities of the blocks' buffers, for tests that check memory stays bounded.
     @_spi(Testing)
-    public var blockCapacities: [Int] { blocks.map(\.capacity) }
+    public var blockCapacities: [Int] { blocks.map(\.slots) }
 }

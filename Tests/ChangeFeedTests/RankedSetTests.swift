@@ -221,6 +221,59 @@ private func referenceRemove<E: Comparable>(_ reference: inout [E], _ element: E
         }
     }
 
+    /// Blocks move their elements on inserts, removals, splits and merges, and copy the ones a
+    /// copy of the set shares: every element that is no longer in any set must be released
+    /// exactly once, and none of those still in one (elements are objects that count themselves).
+    @Test(arguments: [(seed: UInt64(11), blockSize: 4), (seed: 12, blockSize: 5), (seed: 13, blockSize: 16)])
+    func elementsAreReleasedOnceAndOnlyWhenGone(seed: UInt64, blockSize: Int) {
+        let live = LiveCount()
+        var rng = SeededGenerator(seed: seed)
+        var set = RankedSet<Tracked>(blockSize: blockSize)
+        var reference: [Int] = []
+        var copies: [(set: RankedSet<Tracked>, values: [Int])] = []
+        var snapshot: (elements: RankedSet<Tracked>.Elements, values: [Int])? = nil
+        for step in 0..<3_000 {
+            let value = Int.random(in: 0..<400, using: &rng)
+            switch Int.random(in: 0..<10, using: &rng) {
+            case 0..<5:
+                if referenceInsert(&reference, value) {
+                    #expect(set.insertReportingRank(Tracked(value, live)) != nil)
+                } else {
+                    #expect(set.insert(Tracked(value, live)) == false)
+                }
+            case 5..<8 where !reference.isEmpty:
+                let rank = Int.random(in: 0..<reference.count, using: &rng)
+                #expect(set.remove(at: rank).value == reference.remove(at: rank))
+            case 8:
+                #expect(set.remove(Tracked(value, live)) == referenceRemove(&reference, value))
+            default:
+                // A copy or a snapshot that later mutations of `set` must leave as it is.
+                if Bool.random(using: &rng) {
+                    copies.append((set, reference))
+                    if copies.count > 3 { copies.removeFirst() }
+                } else {
+                    snapshot = (set.elements(from: 0), reference)
+                }
+            }
+            if step % 50 == 0 {
+                #expect(set.map(\.value) == reference)
+                for copy in copies { #expect(copy.set.map(\.value) == copy.values) }
+                if let snapshot { #expect(snapshot.elements.map(\.value) == snapshot.values) }
+                // Every element alive is in the set, a copy or the snapshot.
+                var held = Set(reference)
+                for copy in copies { held.formUnion(copy.values) }
+                let distinct = Set(([set] + copies.map(\.set)).flatMap { $0.map(ObjectIdentifier.init) }
+                    + (snapshot.map { Array($0.elements) } ?? []).map(ObjectIdentifier.init))
+                #expect(live.count == distinct.count, "step \(step): \(live.count) alive, \(distinct.count) held")
+                #expect(Set(([set] + copies.map(\.set)).flatMap { $0.map(\.value) }).isSubset(of: held.union(snapshot?.values ?? [])))
+            }
+        }
+        set = RankedSet(blockSize: blockSize)
+        copies = []
+        snapshot = nil
+        #expect(live.count == 0)
+    }
+
     @Test func splitsAndMergesHappen() {
         var set = RankedSet<Int>(blockSize: 4)
         for value in 0..<100 { set.insert(value) }
@@ -417,6 +470,29 @@ private func referenceRemove<E: Comparable>(_ reference: inout [E], _ element: E
         expectMatches(set, reference)
         #expect(set.count == keysByID.count)
     }
+}
+
+/// The number of `Tracked` objects alive.
+private final class LiveCount {
+    var count = 0
+}
+
+/// An element that is an object and counts itself alive: a block that copies without retaining or
+/// releases twice shows in `LiveCount` (or crashes).
+private final class Tracked: Comparable {
+    let value: Int
+    let live: LiveCount
+
+    init(_ value: Int, _ live: LiveCount) {
+        self.value = value
+        self.live = live
+        live.count += 1
+    }
+
+    deinit { live.count -= 1 }
+
+    static func < (lhs: Tracked, rhs: Tracked) -> Bool { lhs.value < rhs.value }
+    static func == (lhs: Tracked, rhs: Tracked) -> Bool { lhs.value == rhs.value }
 }
 
 /// A sequence whose `underestimatedCount` is `promised`, whatever it holds.
