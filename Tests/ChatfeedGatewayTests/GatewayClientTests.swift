@@ -10,9 +10,16 @@ import TestSupport
 extension GatewaySuites {
     /// `ChatClient` over `WebSocketTransport`, and the gateway's plain HTTP endpoints.
     @Suite struct GatewayClientTests {
+        /// An upgrade takes several turns of the cooperative pool (the client's tasks, the
+        /// gateway's admission task), and a whole test run keeps the pool's two threads busy for
+        /// seconds a turn, while the timer of the default 10 s needs only two: once in CI every
+        /// reconnect attempt after a restart timed out so. The harness's reads allow 60 s.
+        static let handshakeTimeout: Duration = .seconds(60)
+
         @Test(.hangGuard) func aClientMirrorsItsListOverWebSocketAndResumesAfterARestart() async throws {
             let harness = try await GatewayHarness()
-            let transport = WebSocketTransport(url: harness.url, token: try await harness.token("me"))
+            let transport = WebSocketTransport(
+                url: harness.url, token: try await harness.token("me"), handshakeTimeout: Self.handshakeTimeout)
             let client = try await ChatClient(transport: transport)
             let writer = try await harness.connect("me")
             for index in 0..<30 {
@@ -170,7 +177,8 @@ extension GatewaySuites {
             }
             for user in users {
                 for _ in 0..<2 {
-                    let client = try await ChatClient(transport: WebSocketTransport(url: harness.url, token: try await harness.token(user)))
+                    let client = try await ChatClient(transport: WebSocketTransport(
+                        url: harness.url, token: try await harness.token(user), handshakeTimeout: GatewayClientTests.handshakeTimeout))
                     let subscription = try await client.subscribe(SubscriptionOptions(limit: 8, maxInFlight: 2))
                     sessions.append((user, client, subscription.makeAsyncIterator()))
                 }
