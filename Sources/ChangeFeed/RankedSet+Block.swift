@@ -63,9 +63,11 @@ final class RankedSetBlock<Element>: ManagedBuffer<RankedSetBlockHeader, Element
     var array: [Element] { withElements { Array($0) } }
 
     /// Inserts `element` at `i` (in `0...count`); there must be a free slot. Moves the elements
-    /// before `i` one slot down or the ones from `i` one slot up, whichever are fewer and have a
-    /// free slot to go to. When the fewer have none, every element moves to the other end first,
-    /// all the room going to the side of `i`: O(count) once, then O(1) per insert on that side.
+    /// before `i` one slot down or the ones from `i` one slot up, whichever are fewer. When the
+    /// fewer have no free slot to go to, every element moves first, three quarters of the room
+    /// (at least a slot) going to the side of `i` and the rest to the other: O(count) once, then
+    /// cheap inserts on that side (a list's top) without making inserts that alternate between
+    /// the ends move the whole block each time.
     @inlinable
     func insert(_ element: Element, at i: Int) {
         withUnsafeMutablePointers { header, elements in
@@ -75,8 +77,10 @@ final class RankedSetBlock<Element>: ManagedBuffer<RankedSetBlockHeader, Element
             precondition(count < capacity, "RankedSetBlock.insert: full")
             let front = i < count - i
             if front ? start == 0 : start + count == capacity {
-                // The side to move has no room: take all of it there.
-                let newStart = front ? capacity - count : 0
+                // The side to move has no room: make most of the room there.
+                let gap = capacity - count
+                let toward = Swift.max(gap - gap / 4, 1)
+                let newStart = front ? toward : gap - toward
                 (elements + newStart).moveInitialize(from: elements + start, count: count)
                 start = newStart
             }

@@ -353,10 +353,7 @@ public struct RankedSet<Element: Comparable> {
     public mutating func remove(at rank: Int) -> Element {
         precondition(rank >= 0 && rank < _count, "RankedSet.remove(at:): rank out of range")
         let (b, offset) = locate(rank)
-        let i = sizes[b] - 1 - offset
-        let element = blocks[b][i]
-        removeElement(block: b, at: i)
-        return element
+        return removeElement(block: b, at: sizes[b] - 1 - offset)
     }
 
     /// Removes every element.
@@ -373,11 +370,12 @@ public struct RankedSet<Element: Comparable> {
 
     // MARK: - Internals
 
-    /// Removes `blocks[b][i]` (`i` an index in the block, not a rank) and rebalances.
+    /// Removes and returns `blocks[b][i]` (`i` an index in the block, not a rank) and rebalances.
     @inlinable
-    mutating func removeElement(block b: Int, at i: Int) {
+    @discardableResult
+    mutating func removeElement(block b: Int, at i: Int) -> Element {
         let block = makeUnique(b)
-        _ = block.remove(at: i)
+        let removed = block.remove(at: i)
         _count -= 1
         sizes[b] -= 1
         let remaining = sizes[b]
@@ -387,7 +385,7 @@ public struct RankedSet<Element: Comparable> {
             maxes.remove(at: b)
             sizes.remove(at: b)
             rebuildTree()
-            return
+            return removed
         }
         if i == 0 {
             maxes[b] = block[0]
@@ -398,6 +396,7 @@ public struct RankedSet<Element: Comparable> {
         } else {
             treeAdd(b, -1)
         }
+        return removed
     }
 
     /// The index of the first block whose greatest element is not less than `element`, or

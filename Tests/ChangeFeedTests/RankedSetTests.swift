@@ -228,8 +228,9 @@ private func referenceRemove<E: Comparable>(_ reference: inout [E], _ element: E
     func elementsAreReleasedOnceAndOnlyWhenGone(seed: UInt64, blockSize: Int) {
         let live = LiveCount()
         var rng = SeededGenerator(seed: seed)
-        var set = RankedSet<Tracked>(blockSize: blockSize)
-        var reference: [Int] = []
+        // Bulk-loaded first (blocks filled from their end), then mutated.
+        var reference = Array(stride(from: 0, to: 400, by: 3))
+        var set = RankedSet(sorted: reference.map { Tracked($0, live) }, blockSize: blockSize)
         var copies: [(set: RankedSet<Tracked>, values: [Int])] = []
         var snapshot: (elements: RankedSet<Tracked>.Elements, values: [Int])? = nil
         for step in 0..<3_000 {
@@ -272,6 +273,34 @@ private func referenceRemove<E: Comparable>(_ reference: inout [E], _ element: E
         copies = []
         snapshot = nil
         #expect(live.count == 0)
+    }
+
+    /// Inserts that alternate between a block's two ends, with removals between them, in blocks of
+    /// every fill: each end's room runs out in turn and the elements move to make some.
+    @Test func insertsAtBothEndsOfABlock() {
+        for blockSize in [4, 16, 64] {
+            var set = RankedSet(sorted: [0], blockSize: blockSize)
+            var reference = [0]
+            var low = 0
+            var high = 0
+            var rng = SeededGenerator(seed: UInt64(blockSize))
+            for step in 0..<2_000 {
+                if step % 3 == 2 {
+                    let rank = Int.random(in: 0..<reference.count, using: &rng)
+                    #expect(set.remove(at: rank) == reference.remove(at: rank))
+                } else if step % 2 == 0 {
+                    low -= 1
+                    #expect(set.insertReportingRank(low) == 0)
+                    reference.insert(low, at: 0)
+                } else {
+                    high += 1
+                    #expect(set.insertReportingRank(high) == reference.count)
+                    reference.append(high)
+                }
+                if step % 100 == 0 { #expect(set.invariantViolations() == []) }
+            }
+            expectMatches(set, reference)
+        }
     }
 
     @Test func splitsAndMergesHappen() {
