@@ -25,7 +25,8 @@ public final class ChatEngine: Sendable {
     private let engine: Engine
 
     /// Opens (or creates) the database of `options` and loads the chat list on the caller's thread
-    /// (so that a database that cannot be opened throws here), then starts the engine thread.
+    /// (so that a database that cannot be opened throws here), then starts the engine thread. The
+    /// quick check (`quickCheckAtStart`) goes on beside it: writes wait for it.
     public init(options: EngineOptions, logger: Logger = Logger(label: "chatfeed.engine")) throws {
         self.options = options
         let engine = try Engine(options: options, logger: logger, queue: queue, shutdown: shutdown)
@@ -103,8 +104,9 @@ public final class ChatEngine: Sendable {
     public var isStopped: Bool { stoppedFlag.isSet }
 
     /// Why the engine refused writes for good — the database file was deleted or replaced under
-    /// it — once it has stopped; nil while it runs and when nothing went wrong. The daemon exits
-    /// with a failure status when this is set.
+    /// it, or the start-up's quick check found it damaged (`ChatStoreError.damaged`) — once it has
+    /// stopped; nil while it runs and when nothing went wrong. The daemon exits with a failure
+    /// status when this is set.
     public var lostDatabase: ChatStoreError? {
         isStopped ? engine.lostDatabase : nil
     }

@@ -22,8 +22,15 @@ final class Engine: @unchecked Sendable {
     let logger: Logger
     let store: ChatDatabase
     /// Checkpoints the WAL on its own thread, so that commits here never wait for an fsync
-    /// (nil when read-only).
-    private let checkpointer: BackgroundCheckpointer?
+    /// (nil when read-only, and until the quick check has passed).
+    private var checkpointer: BackgroundCheckpointer?
+    /// The start-up's quick check while it runs beside the engine (nil once it has passed, and
+    /// when `quickCheckAtStart` is off): reads are answered meanwhile, and nothing is written to
+    /// the file before it has passed — the first write waits for it.
+    private var integrityCheck: IntegrityCheck?
+    /// The change-log position the lists were loaded at (the reader's registration, written once
+    /// the quick check has passed).
+    private let loadedSequence: Int64
     /// Keeps the watcher from waking the engine for its own commits.
     private let ownCommits: OwnCommitFilter
     /// The live lists of the users in use (the default user's from the start).
@@ -53,8 +60,8 @@ final class Engine: @unchecked Sendable {
     private var groupedWrites = 0
     /// Wake-ups by the database watcher (logged at exit): other processes' commits only.
     private var watcherWakes = 0
-    /// Set when the database file was deleted or replaced under the engine: writes are refused
-    /// from then on, and the daemon's exit status says so.
+    /// Set when the database file was deleted or replaced under the engine, or failed the quick
+    /// check of the start: writes are refused from then on, and the daemon's exit status says so.
     private(set) var lostDatabase: ChatStoreError?
     /// Users seen to exist, so that a request's acting user is looked up in the store once
     /// (at most `knownUsersLimit` of them: engine memory never follows the number of users).
@@ -72,40 +79,77 @@ final class Engine: @unchecked Sendable {
         store = try ChatDatabase(path: options.databasePath, options: storeOptions)
         // Refuse at once what would fail every write later.
         if !storeOptions.readOnly { try store.checkWritable() }
-        if options.quickCheckAtStart { try store.checkIntegrity() }
-        checkpointer = storeOptions.readOnly ? nil : try BackgroundCheckpointer(
-            path: options.databasePath, busyTimeoutMilliseconds: storeOptions.busyTimeoutMilliseconds,
-            interval: Double(options.checkpointIntervalMilliseconds) / 1000)
-        // data_version first: a commit by another process during the load then shows as a
-        // change, and the first round catches up on it.
-        lastDataVersion = try store.dataVersion()
-        // The default user's lists are live from the start (a single-account database starts as
-        // before); like any user's, they are dropped once idle for idleUserIndexSeconds. They are
-        // loaded without the chats' content (titles, last messages: one scan of the list-order
-        // index), which is read for the rows that go out.
-        let loaded = try store.allChats(of: options.defaultUser, withContent: false)
-        if !storeOptions.readOnly {
-            // A change pruned before this registration shows as a gap at the first catch-up.
-            do {
-                try store.registerReader(
-                    "chatfeedd-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: .min ... .max))",
-                    at: loaded.latestSequence)
-            } catch ChatStoreError.storageFull {
-                // A full disk still serves reads; the registration is written with a later write.
-                logger.warning("the disk is full: reads are served, writes fail until space is freed", metadata: [
-                    "database": "\(options.databasePath)",
-                ])
-            }
+        // The quick check reads the whole file on a connection and thread of its own while the
+        // lists load and reads are answered (docs/DECISIONS.md, "The quick check beside the
+        // start").
+        let queue = self.queue
+        integrityCheck = options.quickCheckAtStart
+            ? IntegrityCheck(path: options.databasePath, options: storeOptions, whenDone: { queue.wake() }) : nil
+        let loaded: (chats: [Chat], latestSequence: Int64)
+        do {
+            // data_version first: a commit by another process during the load then shows as a
+            // change, and the first round catches up on it.
+            lastDataVersion = try store.dataVersion()
+            // The default user's lists are live from the start (a single-account database starts
+            // as before); like any user's, they are dropped once idle for idleUserIndexSeconds.
+            // They are loaded without the chats' content (titles, last messages: one scan of the
+            // list-order index), which is read for the rows that go out.
+            loaded = try store.allChats(of: options.defaultUser, withContent: false)
+        } catch {
+            // A load that fails on a damaged file reports what the check found.
+            try integrityCheck?.wait(orCheck: store)
+            throw error
         }
+        loadedSequence = loaded.latestSequence
         feed = UserFeeds(options: options.feed)
         content = StoreContentSource(store: store, logger: logger)
         feed.load(options.defaultUser, chats: loaded.chats, content: content, now: .now)
         lastSequence = loaded.latestSequence
+        if integrityCheck == nil { try startWriting() }
         logger.info("loaded chat list", metadata: [
             "user": "\(options.defaultUser)",
             "chats": "\(loaded.chats.count)", "changeSequence": "\(loaded.latestSequence)",
             "database": "\(options.databasePath)",
         ])
+    }
+
+    /// What is written only once the file is known sound: this process's row in the change
+    /// log's readers (a change pruned before it shows as a gap at the first catch-up), and the
+    /// checkpointer, whose checkpoints write the database file.
+    private func startWriting() throws {
+        guard !options.store.readOnly else { return }
+        checkpointer = try BackgroundCheckpointer(
+            path: options.databasePath, busyTimeoutMilliseconds: options.store.busyTimeoutMilliseconds,
+            interval: Double(options.checkpointIntervalMilliseconds) / 1000)
+        do {
+            try store.registerReader(
+                "chatfeedd-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: .min ... .max))",
+                at: loadedSequence)
+        } catch ChatStoreError.storageFull {
+            // A full disk still serves reads; the registration is written with a later write.
+            logger.warning("the disk is full: reads are served, writes fail until space is freed", metadata: [
+                "database": "\(options.databasePath)",
+            ])
+        }
+    }
+
+    /// Takes the quick check's finding once it has one (`waiting`: waits for it; the first write
+    /// and the stop do). Passed: writing starts. Damaged: as with a file deleted under the
+    /// engine, reads go on being answered, writes are refused, and the exit status will be 1.
+    private func settleIntegrityCheck(waiting: Bool) {
+        guard let check = integrityCheck, waiting || check.isFinished else { return }
+        integrityCheck = nil
+        // The answers given so far go out before the wait.
+        if !check.isFinished { flushUnflushed() }
+        do {
+            try check.wait(orCheck: store)
+            try startWriting()
+        } catch {
+            lostDatabase = error as? ChatStoreError ?? .cannotOpen(path: options.databasePath, reason: "\(error)")
+            logger.critical("reads are served, writes are refused from now on, and the exit status will be 1", metadata: [
+                "database": "\(options.databasePath)", "error": "\(error)",
+            ])
+        }
     }
 
     /// Runs until a stop is requested; then handles the input already received (held or not),
@@ -121,6 +165,7 @@ final class Engine: @unchecked Sendable {
         while true {
             let stopping = shutdown.isRequested
             let inputs = queue.takeAll(waitingAtMost: stopping ? 0 : pollInterval)
+            settleIntegrityCheck(waiting: stopping)
             resumeHeldSessions()
             process(inputs)
             lookForOtherWriters()
@@ -155,7 +200,8 @@ final class Engine: @unchecked Sendable {
         ])
         checkpointer?.stop()
         noteIfDatabaseLost { try store.checkFileIdentity() }
-        guard !options.store.readOnly else { return }
+        // (A file that failed its quick check gets nothing written.)
+        guard !options.store.readOnly, checkpointer != nil else { return }
         do {
             try store.unregisterReader()
             if try !store.checkpoint(truncate: true) {
@@ -529,6 +575,9 @@ final class Engine: @unchecked Sendable {
             event = .failure(RPCError(
                 code: .readOnly, message: "read-only: chatfeedd was started with --read-only and takes no writes"))
         }
+        // Nothing is written before the quick check has passed.
+        settleIntegrityCheck(waiting: true)
+        if let refused = lostDatabase, case .success = event { event = .failure(Self.rpcError(refused)) }
         pendingWrites.append(PendingWrite(session: session, id: id, method: method, event: event))
         switch event {
         case .success(.removeMembers), .success(.removeUser), .success(.removeChat): pendingRemovals += 1
@@ -627,11 +676,11 @@ final class Engine: @unchecked Sendable {
     }
 
     /// The JSON-RPC error for a failure; a full disk has its own code, and writes refused
-    /// because the database file is gone are read-only.
+    /// because the database file is gone or damaged are read-only.
     private static func rpcError(_ error: any Error) -> RPCError {
         switch error as? ChatStoreError {
         case .storageFull: return RPCError(code: .storageFull, message: "\(error)")
-        case .fileGone: return RPCError(code: .readOnly, message: "read-only: \(error)")
+        case .fileGone, .damaged: return RPCError(code: .readOnly, message: "read-only: \(error)")
         default: break
         }
         return RPCError(mapping: error)

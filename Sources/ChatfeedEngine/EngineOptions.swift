@@ -19,7 +19,9 @@ public struct EngineOptions: Sendable {
     /// The longest the engine holds the write lock for one group commit, so that other
     /// processes' writers get in between groups.
     public var groupCommitMaxMilliseconds: Int
-    /// Run `PRAGMA quick_check` at start and refuse a damaged database.
+    /// Run `PRAGMA quick_check` at start, on a thread of its own beside the load: reads are
+    /// answered meanwhile, nothing is written before it passes, and a damaged database gets no
+    /// write (`ChatEngine.lostDatabase`; docs/DECISIONS.md, "The quick check beside the start").
     public var quickCheckAtStart: Bool
     /// How long after a commit the background checkpoint copies the write-ahead log into the
     /// database: pages changed by several commits in between are copied once.

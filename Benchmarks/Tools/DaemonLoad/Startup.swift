@@ -23,6 +23,9 @@ struct StartupOptions {
 struct StartupSample {
     /// posix_spawn → the first response (`chats.list` with limit 1).
     var firstResponseMilliseconds: Double
+    /// posix_spawn → the answer to a write sent with the first request (a `chat.markRead` of a
+    /// chat that does not exist: it changes nothing). Writes wait for the start-up's quick check.
+    var firstWriteMilliseconds: Double
     /// The `server.stats` that follows.
     var statsMilliseconds: Double
     /// End of stdin → exit.
@@ -40,26 +43,29 @@ func measureStartup(daemonPath: String, config: String, database: String) throws
         executable: daemonPath,
         arguments: ["--database", database, "--config", config, "--log-level", "warning"],
         stderrPath: database + ".stderr.log")
-    // Queued at once: the daemon answers it as soon as it has loaded the list.
+    // Queued at once: the daemon answers the read as soon as it has loaded the list, and the
+    // write once the quick check has passed.
     daemon.write(Array((#"{"jsonrpc":"2.0","id":-1,"method":"chats.list","params":{"limit":1}}"# + "\n").utf8))
+    daemon.write(Array((#"{"jsonrpc":"2.0","id":-3,"method":"chat.markRead","params":{"chat":"no such chat"}}"# + "\n").utf8))
     var reader = LineReader(fd: daemon.stdoutFD)
 
+    // Responses by id, with the time each line was read (several may come in one read).
+    var responses: [Int64: (JSONValue, UInt64)] = [:]
     func response(id: Int) throws -> (JSONValue, UInt64) {
-        var found: (JSONValue, UInt64)?
-        while found == nil {
+        while responses[Int64(id)] == nil {
             guard reader.readLines({ line, now in
-                if found == nil, let value = try? JSONValue(parsing: line), value["id"]?.int64Value == Int64(id) {
-                    found = (value, now)
-                }
+                if let value = try? JSONValue(parsing: line), let id = value["id"]?.int64Value { responses[id] = (value, now) }
             }) else { throw BenchError("chatfeedd ended before answering; see \(database).stderr.log") }
         }
-        return found!
+        return responses[Int64(id)]!
     }
 
     let (list, firstAt) = try response(id: -1)
     let firstResponse = Double(firstAt - daemon.spawnedAt) / 1e6
     let chats = Int(list["result"]?["total"]?.int64Value ?? -1)
-    // Memory right after the load (allocator caches settle immediately; no work is pending).
+    let (_, writeAt) = try response(id: -3)
+    let firstWrite = Double(writeAt - daemon.spawnedAt) / 1e6
+    // Memory after the load and the check (whose connection and page cache are gone then).
     let rss = daemon.statusKiB("VmRSS") ?? 0
     let hwm = daemon.statusKiB("VmHWM") ?? 0
     let anon = daemon.statusKiB("RssAnon") ?? 0
@@ -77,7 +83,7 @@ func measureStartup(daemonPath: String, config: String, database: String) throws
     let shutdown = Double(nowNanoseconds() - closeStart) / 1e6
     if status != 0 { throw BenchError("chatfeedd exited with status \(status); see \(database).stderr.log") }
     return StartupSample(
-        firstResponseMilliseconds: firstResponse, statsMilliseconds: stats, shutdownMilliseconds: shutdown,
+        firstResponseMilliseconds: firstResponse, firstWriteMilliseconds: firstWrite, statsMilliseconds: stats, shutdownMilliseconds: shutdown,
         rssKiB: rss, hwmKiB: hwm, anonKiB: anon, fileKiB: file, chats: chats)
 }
 
@@ -112,7 +118,7 @@ func runStartup(_ options: StartupOptions) throws {
         for run in 1...options.runs {
             let s = try measureStartup(daemonPath: options.daemon, config: config, database: path)
             samples.append(s)
-            print("\(label) run \(run): \(grouped(s.chats)) chats; first response after \(format(s.firstResponseMilliseconds, 1)) ms; server.stats \(format(s.statsMilliseconds, 1)) ms; shutdown \(format(s.shutdownMilliseconds, 1)) ms; VmRSS \(grouped(s.rssKiB)) KiB (anon \(grouped(s.anonKiB)), file \(grouped(s.fileKiB))), VmHWM \(grouped(s.hwmKiB)) KiB")
+            print("\(label) run \(run): \(grouped(s.chats)) chats; first response after \(format(s.firstResponseMilliseconds, 1)) ms, first write \(format(s.firstWriteMilliseconds, 1)) ms; server.stats \(format(s.statsMilliseconds, 1)) ms; shutdown \(format(s.shutdownMilliseconds, 1)) ms; VmRSS \(grouped(s.rssKiB)) KiB (anon \(grouped(s.anonKiB)), file \(grouped(s.fileKiB))), VmHWM \(grouped(s.hwmKiB)) KiB")
         }
         return samples
     }
@@ -126,7 +132,7 @@ func runStartup(_ options: StartupOptions) throws {
     print("""
         medians of \(options.runs) runs (after one warm-up start each; database files in the page cache):
           empty database:   first response \(format(med(empty) { $0.firstResponseMilliseconds }, 1)) ms, VmRSS \(format(med(empty) { Double($0.rssKiB) } / 1024, 1)) MiB
-          \(grouped(options.chats)) chats: first response \(format(med(full) { $0.firstResponseMilliseconds }, 1)) ms, VmRSS \(format(med(full) { Double($0.rssKiB) } / 1024, 1)) MiB (anon \(format(med(full) { Double($0.anonKiB) } / 1024, 1)) MiB), VmHWM \(format(med(full) { Double($0.hwmKiB) } / 1024, 1)) MiB, server.stats \(format(med(full) { $0.statsMilliseconds }, 1)) ms, shutdown \(format(med(full) { $0.shutdownMilliseconds }, 1)) ms
+          \(grouped(options.chats)) chats: first response \(format(med(full) { $0.firstResponseMilliseconds }, 1)) ms, first write \(format(med(full) { $0.firstWriteMilliseconds }, 1)) ms, VmRSS \(format(med(full) { Double($0.rssKiB) } / 1024, 1)) MiB (anon \(format(med(full) { Double($0.anonKiB) } / 1024, 1)) MiB), VmHWM \(format(med(full) { Double($0.hwmKiB) } / 1024, 1)) MiB, server.stats \(format(med(full) { $0.statsMilliseconds }, 1)) ms, shutdown \(format(med(full) { $0.shutdownMilliseconds }, 1)) ms
           per chat: \(format(rssDelta * 1024 / Double(options.chats), 0)) bytes of VmRSS (\(format(anonDelta * 1024 / Double(options.chats), 0)) anonymous; peak \(format(hwmDelta * 1024 / Double(options.chats), 0)))
         """)
 }

@@ -1,0 +1,69 @@
+import ChatfeedEngine
+import ChatStore
+import Foundation
+import JSONCodec
+import Testing
+import TestSupport
+
+/// The start-up's quick check runs beside the engine (docs/DECISIONS.md, "The quick check beside
+/// the start"): reads are answered while it runs, nothing is written before it has passed, and a
+/// file it finds damaged gets no write at all — its reads are served, its writes refused.
+@Suite struct StartUpCheckTests {
+    /// A database of 3,000 chats with one page in the middle of the file overwritten: its lists
+    /// still load, and `PRAGMA quick_check` finds the page.
+    private static func damagedStore(in directory: TemporaryDirectory) throws -> String {
+        let path = directory.path("damaged.sqlite")
+        let store = try ChatDatabase(path: path)
+        for result in try store.apply((0..<3000).map { .createChat(id: "c\($0)", title: "C", createdAt: Int64($0)) }) {
+            _ = try result.get()
+        }
+        #expect(try store.checkpoint(truncate: true))
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seek(toOffset: 4096 * 6)
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: 4096))
+        try handle.close()
+        return path
+    }
+
+    @Test func aDamagedFileIsReadButNotWritten() async throws {
+        let directory = try TemporaryDirectory()
+        let path = try Self.damagedStore(in: directory)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let engine = try ChatEngine(options: EngineOptions(databasePath: path))
+        let client = SessionClient(engine.openInProcessSession())
+
+        // Whether the check has finished or not: the read is answered, the write refused.
+        for _ in 0..<2 {
+            let page = try await client.result("chats.list", ["limit": 2])
+            #expect(page["total"] == .integer(3000))
+            let write = try await client.call("chat.create", ["chat": "new", "title": "New"])
+            #expect(write["error"]?["code"] == .integer(-32006), "\(write)")
+            let message = write["error"]?["message"]?.stringValue ?? ""
+            #expect(message.contains("is damaged") && message.contains("quick_check") && message.contains(path), "\(message)")
+        }
+        let subscription = try await client.result("feed.subscribe", ["limit": 5])
+        #expect(subscription["items"]?.arrayValue?.count == 5)
+
+        engine.stop()
+        engine.waitUntilStopped()
+        guard case .damaged(let damagedPath, _) = engine.lostDatabase else {
+            Issue.record("lostDatabase: \(String(describing: engine.lostDatabase))")
+            return
+        }
+        #expect(damagedPath == path)
+        // Nothing was written: not the write, not the reader's row, not a checkpoint.
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        let wal = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+        #expect(wal == 0)
+    }
+
+    @Test func withoutTheCheckTheSameFileTakesWrites() async throws {
+        let directory = try TemporaryDirectory()
+        let path = try Self.damagedStore(in: directory)
+        let engine = try ChatEngine(options: EngineOptions(databasePath: path, quickCheckAtStart: false))
+        defer { engine.stop(); engine.waitUntilStopped() }
+        let client = SessionClient(engine.openInProcessSession())
+        _ = try await client.result("chat.create", ["chat": "new", "title": "New"])
+        #expect(engine.lostDatabase == nil)
+    }
+}
