@@ -36,6 +36,10 @@ enum GuardTolerance {
     /// Allocations through the engine in group commits of 100: fewer wake-ups per post (spread of
     /// p90 over 3 runs: 0.6%).
     static let engineMallocsGrouped = 3.0
+    /// Allocations of a start-up: the engine thread starts inside the measurement, and how much
+    /// of its first round (the watcher, the first wait) lands before `init` returns varies (p90
+    /// of 5 iterations over 4 runs, 2026-11-28: 4,789 to 4,890 of about 4,800, 2.1%).
+    static let engineMallocsStartup = 5.0
 }
 
 /// The thresholds of a configuration: every metric it measures gets a relative tolerance at p90
@@ -145,13 +149,14 @@ let benchmarks: @Sendable () -> Void = {
         for _ in benchmark.scaledIterations { blackHole(live.bumpBottom()) }
     }
 
-    // 3. Start-up: InProcessEngine opens the database (quick_check included) and loads 100,000
-    //    chats into the feed. The engine is closed after the measurement.
+    // 3. Start-up: InProcessEngine opens the database and loads 100,000 chats into the feed
+    //    (without the quick check, which runs beside the engine: guardEngineOptions). The engine
+    //    is closed after the measurement.
     Benchmark(
         "Startup-InProcessEngine-100k-chats",
         configuration: guardConfiguration(
             [.mallocCountTotal, .mallocBytesCount, .readSyscalls, .readBytesLogical, .writeSyscalls, .writeBytesLogical],
-            iterations: 5,
+            iterations: 5, mallocTolerance: GuardTolerance.engineMallocsStartup,
             setup: { GuardFixtures.startupDatabase = try makeGuardDatabase(name: "startup", chats: startupChats) },
             teardown: { GuardFixtures.startupDatabase = nil })
     ) { benchmark in
