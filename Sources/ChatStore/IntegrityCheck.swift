@@ -4,7 +4,8 @@ import Foundation
 /// daemon answers reads while the check reads the file (at 1,000,000 chats the check alone takes
 /// longer than loading the lists). Its connection has SQLite's default page cache (2 MiB).
 ///
-/// Its owner writes nothing to the file before `wait(orCheck:)` has returned without throwing.
+/// Its owner (the engine) writes nothing to the file before `wait(orCheck:)` has returned
+/// without throwing.
 public final class IntegrityCheck: @unchecked Sendable {
     private let done = NSCondition()
     private var outcome: Result<Void, any Error>?

@@ -88,7 +88,7 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
         .integer("changeLogReaderTimeoutMilliseconds", \.changeLogReaderTimeoutMilliseconds, 1...Int(Int32.max),
                  "a daemon silent for this long (stopped, suspended) no longer holds pruning back; if it comes back after a prune it reloads and sends `feed.reset`"),
         .boolean("quickCheckAtStart", \.quickCheckAtStart,
-                 "run `PRAGMA quick_check` at start, beside the load: reads are answered meanwhile, the first write waits for it, and a damaged database gets no write (−32006; exit status 1)"),
+                 "run `PRAGMA quick_check` at start: the daemon runs it beside the load (reads are answered meanwhile, the first write waits for it, a damaged database gets no write: −32006, exit status 1); every `chatfeed` command runs it first and refuses a damaged database"),
         .integer("maxDatabaseMiB", \.maxDatabaseMiB, 0...Int(Int32.max),
                  "the largest the database may grow (0: no limit); beyond it writes fail with −32004 storage full, as on a full disk"),
         .integer("checkpointIntervalMilliseconds", \.checkpointIntervalMilliseconds, 1...60_000,

@@ -115,7 +115,8 @@ final class Engine: @unchecked Sendable {
 
     /// What is written only once the file is known sound: this process's row in the change
     /// log's readers (a change pruned before it shows as a gap at the first catch-up), and the
-    /// checkpointer, whose checkpoints write the database file.
+    /// checkpointer, whose checkpoints write the database file. Throws at start only: after the
+    /// quick check, `settleIntegrityCheck` logs a failure and the engine goes on.
     private func startWriting() throws {
         guard !options.store.readOnly else { return }
         checkpointer = try BackgroundCheckpointer(
@@ -134,8 +135,9 @@ final class Engine: @unchecked Sendable {
     }
 
     /// Takes the quick check's finding once it has one (`waiting`: waits for it; the first write
-    /// and the stop do). Passed: writing starts. Damaged: as with a file deleted under the
-    /// engine, reads go on being answered, writes are refused, and the exit status will be 1.
+    /// and the stop do). Passed: writing starts (not when stopping: nothing would use it).
+    /// Damaged, or the check could not run: as with a file deleted under the engine, reads go on
+    /// being answered, writes are refused, and the exit status will be 1.
     private func settleIntegrityCheck(waiting: Bool) {
         guard let check = integrityCheck, waiting || check.isFinished else { return }
         integrityCheck = nil
@@ -143,10 +145,21 @@ final class Engine: @unchecked Sendable {
         if !check.isFinished { flushUnflushed() }
         do {
             try check.wait(orCheck: store)
+        } catch {
+            lostDatabase = error as? ChatStoreError
+                ?? .damaged(path: options.databasePath, detail: "the check could not run: \(error)")
+            logger.critical("the database failed its quick check: reads are served, writes are refused, and the exit status will be 1", metadata: [
+                "database": "\(options.databasePath)", "error": "\(error)",
+            ])
+            return
+        }
+        guard !shutdown.isRequested else { return }
+        do {
             try startWriting()
         } catch {
-            lostDatabase = error as? ChatStoreError ?? .cannotOpen(path: options.databasePath, reason: "\(error)")
-            logger.critical("reads are served, writes are refused from now on, and the exit status will be 1", metadata: [
+            // The change log's reader row is written with a later commit; without the
+            // checkpointer, SQLite's own checkpoints keep the write-ahead log bounded.
+            logger.error("the database passed its quick check, but the background checkpointer or the change log's reader row could not start", metadata: [
                 "database": "\(options.databasePath)", "error": "\(error)",
             ])
         }
@@ -201,7 +214,8 @@ final class Engine: @unchecked Sendable {
         checkpointer?.stop()
         noteIfDatabaseLost { try store.checkFileIdentity() }
         // (A file that failed its quick check gets nothing written.)
-        guard !options.store.readOnly, checkpointer != nil else { return }
+        if case .damaged = lostDatabase { return }
+        guard !options.store.readOnly else { return }
         do {
             try store.unregisterReader()
             if try !store.checkpoint(truncate: true) {
@@ -575,9 +589,12 @@ final class Engine: @unchecked Sendable {
             event = .failure(RPCError(
                 code: .readOnly, message: "read-only: chatfeedd was started with --read-only and takes no writes"))
         }
-        // Nothing is written before the quick check has passed.
-        settleIntegrityCheck(waiting: true)
-        if let refused = lostDatabase, case .success = event { event = .failure(Self.rpcError(refused)) }
+        // Nothing is written before the quick check has passed (a write that fails anyway does
+        // not wait for it).
+        if case .success = event {
+            settleIntegrityCheck(waiting: true)
+            if let refused = lostDatabase { event = .failure(Self.rpcError(refused)) }
+        }
         pendingWrites.append(PendingWrite(session: session, id: id, method: method, event: event))
         switch event {
         case .success(.removeMembers), .success(.removeUser), .success(.removeChat): pendingRemovals += 1

@@ -29,7 +29,7 @@ struct StoreSelection: ParsableArguments {
     }
 
     /// Opens the store, creating the file when `create` and it is missing, and refuses a damaged
-    /// one as the daemon does (`quickCheckAtStart`).
+    /// one (`quickCheckAtStart`; the daemon checks beside its start and refuses the file's writes).
     func openStore(create: Bool = false, readOnly: Bool = false) throws -> ChatDatabase {
         try reportingFailures {
             var (path, options, quickCheck) = try resolve()
