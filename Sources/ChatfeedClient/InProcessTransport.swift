@@ -66,10 +66,11 @@ public final class InProcessConnection: ChatfeedConnection {
     }
 
     /// Ends the engine's input (after the lines sent before) and waits for it to stop (it commits
-    /// and answers first).
+    /// and answers first). A cancelled task stops waiting (a cancelled sleep returns at once: the
+    /// wait would spin).
     public func close() async {
         sender.close { [engine] in engine.close() }
-        while !engine.isStopped { try? await Task.sleep(for: .milliseconds(2)) }
+        while !engine.isStopped, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(2)) }
     }
 }
 
@@ -95,9 +96,9 @@ public final class InProcessSessionConnection: ChatfeedConnection {
     }
 
     /// Ends the session (after the lines sent before) and waits until the engine has answered
-    /// what it was sent.
+    /// what it was sent; a cancelled task stops waiting.
     public func close() async {
         sender.close { [session] in session.close() }
-        while !session.isEnded { try? await Task.sleep(for: .milliseconds(2)) }
+        while !session.isEnded, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(2)) }
     }
 }

@@ -56,8 +56,14 @@ private final class GatedTransport: ChatfeedTransport {
             if state.connects > 1 { state.waiting += 1 }
             return state.connects > 1
         }
-        // Waits whatever happens to the calling task: a connect that is slow to start.
-        while gated, !state.withLock({ $0.open }) { try? await Task.sleep(for: .milliseconds(5)) }
+        // Waits whatever happens to the calling task: a connect that is slow to start. Not with
+        // `Task.sleep`, which returns at once in a cancelled task: the loop would never suspend
+        // and would hold one of the cooperative pool's threads (the full test run stalled on it).
+        while gated, !state.withLock({ $0.open }) {
+            await withCheckedContinuation { (slept: CheckedContinuation<Void, Never>) in
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { slept.resume() }
+            }
+        }
         let connection = try #require(try await base.connect() as? InProcessConnection)
         state.withLock { $0.opened.append(connection) }
         return connection
