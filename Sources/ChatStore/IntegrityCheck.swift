@@ -45,13 +45,8 @@ public final class IntegrityCheck: @unchecked Sendable {
         while outcome == nil { done.wait() }
         let result = outcome!
         done.unlock()
-        do {
-            try result.get()
-        } catch let damaged as ChatStoreError {
-            guard case .damaged = damaged else { return try store.checkIntegrity() }
-            throw damaged
-        } catch {
-            try store.checkIntegrity()
-        }
+        guard case .failure(let error) = result else { return }
+        if case .damaged? = error as? ChatStoreError { throw error }
+        try store.checkIntegrity()
     }
 }

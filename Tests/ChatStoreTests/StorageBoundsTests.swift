@@ -147,10 +147,7 @@ import Testing
         try test.store.checkIntegrity()
         #expect(try test.store.checkpoint(truncate: true))
         // Scribble over a page in the middle of the file.
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: test.path))
-        try handle.seek(toOffset: 4096 * 6)
-        try handle.write(contentsOf: Data(repeating: 0xA5, count: 4096))
-        try handle.close()
+        try scribbleOverPage(6, ofFile: test.path)
         let reopened = try ChatDatabase(path: test.path)
         #expect {
             try reopened.checkIntegrity()

@@ -48,10 +48,7 @@ import Glibc
         let directory = try TemporaryDirectory()
         let path = directory.path("damaged.sqlite")
         try Self.makeStore(path, chats: 3_000)
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        try handle.seek(toOffset: 4096 * 6)
-        try handle.write(contentsOf: Data(repeating: 0xA5, count: 4096))
-        try handle.close()
+        try scribbleOverPage(6, ofFile: path)
         for arguments in [["chats"], ["stats"], ["chats", "--read-only"], ["send", "c1", "--from", "ann", "hi"]] {
             Self.expectOneLineRefusal(try BuiltExecutable.run("chatfeed", arguments + ["--database", path]), containing: ["is damaged", path])
         }

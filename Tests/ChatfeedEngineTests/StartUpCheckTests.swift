@@ -18,10 +18,7 @@ import TestSupport
             _ = try result.get()
         }
         #expect(try store.checkpoint(truncate: true))
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        try handle.seek(toOffset: 4096 * 6)
-        try handle.write(contentsOf: Data(repeating: 0xA5, count: 4096))
-        try handle.close()
+        try scribbleOverPage(6, ofFile: path)
         return path
     }
 

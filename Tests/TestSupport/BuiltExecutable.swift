@@ -75,3 +75,13 @@ public final class TemporaryDirectory: @unchecked Sendable {
         return path
     }
 }
+
+/// Overwrites the 4 KiB page `page` (from 0) of the file at `path` with 0xA5 bytes: a damaged
+/// database for `PRAGMA quick_check` to find (page 6 of a store of 3,000 chats: its lists still
+/// load).
+public func scribbleOverPage(_ page: Int, ofFile path: String) throws {
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+    try handle.seek(toOffset: UInt64(4096 * page))
+    try handle.write(contentsOf: Data(repeating: 0xA5, count: 4096))
+    try handle.close()
+}
