@@ -113,7 +113,7 @@ extension ChatDatabase {
                     guard wanted(user) else { return }
                     let own = named.isEmpty ? entry : named.removeValue(forKey: MembershipChange(user: user, chat: chatID)) ?? entry
                     let seen = chat.seen(
-                        unread: row[1], revision: row[2], list: ChatList(rawValue: row[3]) ?? .main, pinOrder: row[4],
+                        unread: row[1], revision: row[2], list: row[3], pinOrder: row[4],
                         muted: row[5])
                     found.append((max(entry, own), found.count, user, ChatChange(chatID: chatID, chat: seen)))
                 }

@@ -137,13 +137,13 @@ extension ChatDatabase {
             var chats: [Chat] = []
             var rowIDs: [Int64?] = []
             let count = try counters(of: .main, user: user).total + counters(of: .archive, user: user).total
-            chats.reserveCapacity(count)
+            chats.reserveCapacityInHugePages(count)
             if withContent { rowIDs.reserveCapacity(count) }
             try db.cachedStatement(Self.membershipsInOrderSQL).forEachRow([user]) { row in
                 if withContent { rowIDs.append(row[6]) }
                 chats.append(Chat(
                     id: row[0], title: "", createdAt: 0, lastMessage: nil, lastMessageDate: row[7], unread: row[1],
-                    revision: row[2], list: ChatList(rawValue: row[3]) ?? .main, pinOrder: row[4], muted: row[5]))
+                    revision: row[2], list: row[3], pinOrder: row[4], muted: row[5]))
             }
             if !withContent { return (chats, try latestChangeSequence()) }
             let chatCount = try chatCount()

@@ -51,7 +51,7 @@ extension ChatDatabase {
         return Chat(
             id: row[first], title: row[first + 1], createdAt: row[first + 2], lastMessage: lastMessage,
             lastMessageDate: row[first + 7], unread: row[first + 8], revision: row[first + 9],
-            list: ChatList(rawValue: row[first + 10]) ?? .main, pinOrder: row[first + 11], muted: row[first + 12])
+            list: row[first + 10], pinOrder: row[first + 11], muted: row[first + 12])
     }
 
     static func decodeShared(_ row: Row) -> SharedChat {

@@ -12,6 +12,7 @@ extension Int64: DatabaseValueConvertible {
     public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         sqlite3_bind_int64(statement, index, self)
     }
+    @inlinable
     public static func decode(from statement: OpaquePointer, at index: Int32) -> Int64 {
         sqlite3_column_int64(statement, index)
     }
@@ -21,6 +22,7 @@ extension Int: DatabaseValueConvertible {
     public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         sqlite3_bind_int64(statement, index, Int64(self))
     }
+    @inlinable
     public static func decode(from statement: OpaquePointer, at index: Int32) -> Int {
         Int(sqlite3_column_int64(statement, index))
     }
@@ -30,6 +32,7 @@ extension Bool: DatabaseValueConvertible {
     public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         sqlite3_bind_int(statement, index, self ? 1 : 0)
     }
+    @inlinable
     public static func decode(from statement: OpaquePointer, at index: Int32) -> Bool {
         sqlite3_column_int(statement, index) != 0
     }
@@ -46,6 +49,7 @@ extension String: DatabaseValueConvertible {
                 chatfeed_sqlite_transient())
         }
     }
+    @inlinable
     public static func decode(from statement: OpaquePointer, at index: Int32) -> String {
         guard let text = sqlite3_column_text(statement, index) else { return "" }
         let count = Int(sqlite3_column_bytes(statement, index))
@@ -60,6 +64,7 @@ extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvert
         case .none: sqlite3_bind_null(statement, index)
         }
     }
+    @inlinable
     public static func decode(from statement: OpaquePointer, at index: Int32) -> Wrapped? {
         sqlite3_column_type(statement, index) == SQLITE_NULL ? nil : Wrapped.decode(from: statement, at: index)
     }

@@ -2,9 +2,15 @@ import CSQLite
 
 /// The current row of a statement being stepped. Valid only until the next step.
 public struct Row {
-    let statement: Statement
+    @usableFromInline let statement: Statement
 
-    /// The value of the 0-based `column`.
+    @inlinable
+    init(statement: Statement) { self.statement = statement }
+
+    /// The value of the 0-based `column`. Inlinable: a scan reads each column of each row
+    /// through it, and unspecialized across modules each read went through the protocol's
+    /// witness and the type's metadata.
+    @inlinable
     public subscript<T: DatabaseValueConvertible>(_ column: Int32) -> T {
         T.decode(from: statement.handle, at: column)
     }

@@ -6,7 +6,7 @@ import CSQLite
 /// Like its `Database`, a statement is not Sendable and must stay with its connection.
 public final class Statement {
     public let sql: String
-    let handle: OpaquePointer
+    @usableFromInline let handle: OpaquePointer
     unowned let database: Database
 
     init(database: Database, sql: String) throws(SQLiteError) {

@@ -170,6 +170,24 @@ import TestSupport
         #expect(try store.chat(id: "a")?.unread == 0)
     }
 
+    /// A `list` column is read from its bytes: `archive` is the archive, `main` and any other
+    /// name (another process's typo, a different case) the main list, as before, wherever a chat
+    /// is read (a load with or without content, a lookup, the change log's rows).
+    @Test func aListNameOtherThanArchiveReadsAsMain() throws {
+        let test = try Self.store()
+        try test.store.apply(.moveChat(id: "b", to: .archive))
+        let db = try Database(path: test.path)
+        try db.execute("UPDATE membership SET list = 'Archive' WHERE chat_id = 'c'")
+        try db.execute("UPDATE membership SET list = 'archivf' WHERE chat_id = 'd'")
+        try db.execute("UPDATE membership SET list = 'archives' WHERE chat_id = 'e'")
+        let expected: [String: ChatList] = ["a": .main, "b": .archive, "c": .main, "d": .main, "e": .main, "f": .main]
+        for withContent in [false, true] {
+            let chats = try test.store.allChats(withContent: withContent).chats
+            #expect(Dictionary(uniqueKeysWithValues: chats.map { ($0.id, $0.list) }) == expected)
+        }
+        for (id, list) in expected { #expect(try test.store.chat(id: id)?.list == list) }
+    }
+
     @Test func aVersion2DatabaseMigratesIntoMainWithCountersAndUnreadMessages() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("v2.sqlite")
