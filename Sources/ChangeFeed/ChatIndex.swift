@@ -33,29 +33,37 @@ public struct ChatIndex {
         self.content = content
         // One pass over the chats in place, reading only the fields each view needs: iterating
         // copies of the chats retained every string of every chat, once per view (40% of a
-        // start-up at 1,000,000 chats).
-        var keys = [[ChatOrderKey]](repeating: [], count: ChatListView.all.count)
+        // start-up at 1,000,000 chats). Each view's keys go to a buffer of their exact number
+        // and are moved from it into the view's ordered set (`RankedSet(movingSorted:)`):
+        // copying them there and destroying the array retained and released each id.
         var listCounters = [ListCounters(), ListCounters()]
+        var keys: [UnsafeMutableBufferPointer<ChatOrderKey>] = []
         chats.withUnsafeBufferPointer { chats in
-            var counts = [Int](repeating: 0, count: keys.count)
+            var counts = [Int](repeating: 0, count: ChatListView.all.count)
             for i in chats.indices {
                 counts[Self.slot(of: ChatListView(list: chats[i].list))] += 1
                 if chats[i].unread > 0 { counts[Self.slot(of: ChatListView(list: chats[i].list, unreadOnly: true))] += 1 }
             }
-            for slot in keys.indices { keys[slot].reserveCapacity(counts[slot]) }
+            keys = counts.map { UnsafeMutableBufferPointer.allocate(capacity: $0) }
+            var filled = [Int](repeating: 0, count: keys.count)
+            func append(_ key: consuming ChatOrderKey, to slot: Int) {
+                (keys[slot].baseAddress! + filled[slot]).initialize(to: key)
+                filled[slot] += 1
+            }
             for i in chats.indices {
                 listCounters[Self.slot(of: chats[i].list)].add(unread: chats[i].unread, muted: chats[i].muted)
                 let key = ChatOrderKey(pinOrder: chats[i].pinOrder, lastMessageDate: chats[i].lastMessageDate, id: chats[i].id)
-                keys[Self.slot(of: ChatListView(list: chats[i].list))].append(key)
-                if chats[i].unread > 0 { keys[Self.slot(of: ChatListView(list: chats[i].list, unreadOnly: true))].append(key) }
+                if chats[i].unread > 0 { append(key, to: Self.slot(of: ChatListView(list: chats[i].list, unreadOnly: true))) }
+                append(key, to: Self.slot(of: ChatListView(list: chats[i].list)))
             }
         }
         self.listCounters = listCounters
         orders = []
         for slot in keys.indices {
-            if !zip(keys[slot], keys[slot].dropFirst()).allSatisfy({ $0 < $1 }) { keys[slot].sort() }
-            orders.append(RankedSet(sorted: keys[slot]))
-            keys[slot] = []
+            // In place: zipping the keys would copy each.
+            if !(keys[slot].indices.dropFirst()).allSatisfy({ keys[slot][$0 - 1] < keys[slot][$0] }) { keys[slot].sort() }
+            orders.append(RankedSet(movingSorted: keys[slot]))
+            keys[slot].deallocate()
         }
     }
 

@@ -154,6 +154,44 @@ public struct RankedSet<Element: Comparable> {
         rebuildTree()
     }
 
+    /// A set of the elements of `sorted`, moved out of it: the buffer is left uninitialized (its
+    /// owner deallocates it without deinitializing). The elements must be strictly increasing;
+    /// the caller guarantees it (checked only in debug builds).
+    ///
+    /// `init(sorted:)` copies each element into its block and the caller then destroys its own:
+    /// for elements that hold a reference (a chat id longer than 15 bytes), a retain and a release
+    /// of each, a fifth of a load of 1,000,000 chats. Moving them costs neither.
+    ///
+    /// - Complexity: O(n).
+    @_spi(Testing)
+    @inlinable
+    public init(movingSorted sorted: UnsafeMutableBufferPointer<Element>, blockSize: Int = Self.defaultBlockSize) {
+        self.init(_blockSize: blockSize)
+        assert(zip(sorted, sorted.dropFirst()).allSatisfy { $0 < $1 }, "RankedSet(movingSorted:): elements must be strictly increasing")
+        guard let source = sorted.baseAddress, !sorted.isEmpty else { return }
+        let blockCount = (sorted.count + blockSize - 1) / blockSize
+        blocks.reserveCapacity(blockCount)
+        maxes.reserveCapacity(blockCount)
+        var next = 0
+        while next < sorted.count {
+            let capacity = Swift.min(blockSize, sorted.count - next)
+            // Descending in the block, like `init(sorted:)`: the greatest at the block's start.
+            let block = RankedSetBlock<Element>.make(capacity: capacity, start: 0)
+            block.withUnsafeMutablePointers { header, base in
+                for offset in 0..<capacity {
+                    (base + capacity - 1 - offset).initialize(to: (source + next + offset).move())
+                }
+                header.pointee.count = capacity
+            }
+            next += capacity
+            maxes.append(block[0])
+            blocks.append(block)
+        }
+        sizes = blocks.map(\.count)
+        _count = sorted.count
+        rebuildTree()
+    }
+
     // MARK: - Size
 
     /// The number of elements.

@@ -349,6 +349,38 @@ private func referenceRemove<E: Comparable>(_ reference: inout [E], _ element: E
         expectMatches(defaultLoaded, Array(0..<size))
     }
 
+    /// A set loaded by moving the elements out of a buffer holds each once: none copied (one more
+    /// alive), none released twice (one fewer, or a crash), the same set as a copying load, and
+    /// it mutates like one.
+    @Test(arguments: [0, 1, 7, 8, 9, 511, 512, 513, 1_024])
+    func bulkLoadByMoving(size: Int) {
+        for blockSize in [4, 5, 256] {
+            let live = LiveCount()
+            var rng = SeededGenerator(seed: UInt64(size * 17 + blockSize))
+            var reference = Array(0..<size).map { $0 * 3 }
+            let buffer = UnsafeMutableBufferPointer<Tracked>.allocate(capacity: size)
+            _ = buffer.initialize(from: reference.map { Tracked($0, live) })
+            var set = RankedSet(movingSorted: buffer, blockSize: blockSize)
+            buffer.deallocate()
+            #expect(live.count == size)
+            #expect(set.map(\.value) == reference)
+            #expect(set.blockSizes.dropLast().allSatisfy { $0 == blockSize })
+            #expect(set.blockSizes == RankedSet(sorted: reference, blockSize: blockSize).blockSizes)
+            for _ in 0..<300 {
+                let value = Int.random(in: -5...(size * 3 + 5), using: &rng)
+                if Bool.random(using: &rng) {
+                    #expect(set.insert(Tracked(value, live)) == referenceInsert(&reference, value))
+                } else {
+                    #expect(set.remove(Tracked(value, live)) == referenceRemove(&reference, value))
+                }
+            }
+            #expect(set.map(\.value) == reference)
+            #expect(live.count == reference.count)
+            set = RankedSet(blockSize: blockSize)
+            #expect(live.count == 0)
+        }
+    }
+
     @Test func bulkLoadFromLazySequence() {
         // A sequence with no count estimate.
         let lazy = (0..<2_000).lazy.filter { $0 % 2 == 1 }
