@@ -56,6 +56,17 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("Raw sqlite3 step over the ordered list of 1,000,000 chats", configuration: load) { benchmark in
         blackHole(try Fixtures.bigList!.stepRaw())
     }
+    // The daemon's start: the lists without their content (one scan of the covering list-order
+    // index), beside raw libsqlite3 stepping the same query and reading the same columns.
+    Benchmark("allChats(withContent: false) of 1,000,000 chats", configuration: load) { benchmark in
+        let (chats, _) = try Fixtures.bigList!.store.allChats(withContent: false)
+        precondition(chats.count == 1_000_000)
+        blackHole(chats)
+    }
+    Benchmark("Raw sqlite3 step over the list-order index of 1,000,000 chats, each column read", configuration: load) {
+        benchmark in
+        blackHole(try Fixtures.bigList!.stepIndexRaw())
+    }
 
     // A user's list among other users' (issue 19): the first subscribe's load and a page deep
     // in the list (`chats.list` with an offset).
@@ -327,12 +338,41 @@ final class BigListFixture {
             FROM n;
             INSERT INTO membership (chat_id, user_id, last_message_date, unread, read_through, revision, joined, chat_rowid)
             SELECT id, 'me', last_message_date, rowid % 5, 0, rowid, 0, rowid FROM chat;
+            -- The list's counters, as the store keeps them (a load reserves room for their total).
+            INSERT OR REPLACE INTO list_counter
+            SELECT 'me', 'main', count(*), count(*) FILTER (WHERE unread > 0), sum(unread),
+                   count(*) FILTER (WHERE unread > 0), sum(unread)
+            FROM membership WHERE user_id = 'me';
             COMMIT;
             """)
     }
 
     deinit {
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    /// Steps through the query of `allChats(withContent: false)` and reads each column it reads,
+    /// without building any Swift value.
+    func stepIndexRaw() throws -> Int {
+        var raw: OpaquePointer?
+        guard sqlite3_open_v2(path, &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK else {
+            throw BenchmarkFailure(description: "cannot open \(path)")
+        }
+        defer { sqlite3_close_v2(raw) }
+        var statement: OpaquePointer?
+        sqlite3_prepare_v2(raw, """
+            SELECT chat_id, unread, revision, list, pin_order, muted, chat_rowid, last_message_date FROM membership
+            WHERE user_id = ?1 ORDER BY list, pin_order DESC, last_message_date DESC, chat_id
+            """, -1, &statement, nil)
+        defer { sqlite3_finalize(statement) }
+        sqlite3_bind_text(statement, 1, "me", -1, nil)
+        var sum = 0
+        while sqlite3_step(statement) == SQLITE_ROW {
+            sum += Int(sqlite3_column_bytes(statement, 0)) + Int(sqlite3_column_text(statement, 0)![0])
+            sum += Int(sqlite3_column_text(statement, 3)![0])
+            for column: Int32 in [1, 2, 4, 5, 7] { sum &+= Int(sqlite3_column_int64(statement, column)) }
+        }
+        return sum
     }
 
     /// Steps through the same ordered query as `allChats()` without building any Swift value.
