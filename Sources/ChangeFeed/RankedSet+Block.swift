@@ -38,12 +38,14 @@ final class RankedSetBlock<Element>: ManagedBuffer<RankedSetBlockHeader, Element
         }
     }
 
+    // The header is read through its pointer: `header` is a class's stored property, and each
+    // read of it began and ended a dynamic exclusivity access.
     @inlinable
-    var count: Int { header.count }
+    var count: Int { withUnsafeMutablePointerToHeader { $0.pointee.count } }
 
     /// The slots the buffer has (not what the allocator rounded it up to).
     @inlinable
-    var slots: Int { header.capacity }
+    var slots: Int { withUnsafeMutablePointerToHeader { $0.pointee.capacity } }
 
     @inlinable
     subscript(i: Int) -> Element {

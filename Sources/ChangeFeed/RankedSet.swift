@@ -500,7 +500,12 @@ public struct RankedSet<Element: Comparable> {
     }
 
     /// Splits the oversized block `b` (this set's own) in two: its lower half moves to a new
-    /// block with room for `blockSize / 2` inserts, its upper half stays.
+    /// block with room for `blockSize / 2` inserts, its upper half stays. The first block's lower
+    /// half — the top of a chat list, where every chat with a new message goes — gets a block of
+    /// the most slots a block has, the room all after its least element: it takes every insert
+    /// until the next split without moving its elements (with room at both ends it ran out of
+    /// room at that end after `blockSize / 4` inserts, and moved the whole block several times
+    /// before it split).
     @inlinable
     mutating func split(_ b: Int) {
         let count = blocks[b].count
@@ -508,7 +513,8 @@ public struct RankedSet<Element: Comparable> {
         let room = blockSize / 2
         // The lower ranks are the block's last `half` elements.
         let lower = RankedSetBlock.gathering(
-            [(blocks[b], (count - half)..<count, true)], capacity: half + room, start: room / 2)
+            [(blocks[b], (count - half)..<count, true)],
+            capacity: b == 0 ? Swift.max(2 * blockSize + 1, half + room) : half + room, start: b == 0 ? 0 : room / 2)
         let upperMax = maxes[b]
         maxes[b] = lower[0]
         blocks.insert(lower, at: b)
@@ -560,11 +566,15 @@ public struct RankedSet<Element: Comparable> {
     @inlinable
     mutating func rebuildTree() {
         let n = blocks.count
-        if tree.count == n + 1 {
-            tree.withUnsafeMutableBufferPointer { t in t.update(repeating: 0) }
-        } else {
-            tree = Array(repeating: 0, count: n + 1)
+        // Resized in place, not replaced: a split or a merge changes the count by one, and a new
+        // array each time (4 KiB per 500 blocks) faulted fresh pages in once the allocator had
+        // given the old ones back.
+        if tree.count > n + 1 {
+            tree.removeLast(tree.count - (n + 1))
+        } else if tree.count < n + 1 {
+            tree.append(contentsOf: repeatElement(0, count: n + 1 - tree.count))
         }
+        tree.withUnsafeMutableBufferPointer { t in t.update(repeating: 0) }
         guard n > 0 else { return }
         sizes.withUnsafeBufferPointer { sizes in
             tree.withUnsafeMutableBufferPointer { t in
