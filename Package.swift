@@ -106,7 +106,7 @@ let package = Package(
         // Shared by the test targets: seeded random numbers and list generators.
         .target(name: "TestSupport", dependencies: ["ListDiff", "ChatModel"], path: "Tests/TestSupport"),
         .testTarget(name: "ListDiffTests", dependencies: ["ListDiff", "TestSupport"]),
-        .testTarget(name: "ChatModelTests", dependencies: ["ChatModel"]),
+        .testTarget(name: "ChatModelTests", dependencies: ["ChatModel", "TestSupport"]),
         .testTarget(name: "JSONCodecTests", dependencies: ["JSONCodec", "TestSupport"]),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "SQLite", "ChatModel", "TestSupport"]),
         .testTarget(name: "ChangeFeedTests", dependencies: ["ChangeFeed", "ChatModel", "ListDiff", "TestSupport"]),

@@ -1,4 +1,5 @@
 import ChatModel
+import TestSupport
 import Testing
 
 @Suite("The domain model")
@@ -21,6 +22,26 @@ struct ChatModelTests {
     func bytewise(lhs: String, rhs: String, less: Bool) {
         #expect(bytewiseLess(lhs, rhs) == less)
         #expect(bytewiseLess(lhs, rhs) == Array(lhs.utf8).lexicographicallyPrecedes(Array(rhs.utf8)))
+    }
+
+    @Test("bytewise order of random strings with long common prefixes agrees with UTF-8 byte order")
+    func bytewiseRandom() {
+        var rng = SeededGenerator(seed: 2026_11_28)
+        let alphabet: [String] = ["a", "b", "Z", "0", "é", "\u{FFFF}", "\u{10000}"]
+        func random(length: Int) -> String {
+            String((0..<length).map { _ in Character(alphabet[Int(rng.next() % UInt64(alphabet.count))]) })
+        }
+        for _ in 0..<5_000 {
+            // A shared prefix of 0–40 characters, so that words up to the fifth are equal, then
+            // suffixes of 0–12 (one of them often empty: a prefix of the other).
+            let prefix = random(length: Int(rng.next() % 41))
+            let lhs = prefix + random(length: Int(rng.next() % 13))
+            let rhs = rng.next() % 8 == 0 ? lhs : prefix + random(length: Int(rng.next() % 13))
+            #expect(bytewiseLess(lhs, rhs) == Array(lhs.utf8).lexicographicallyPrecedes(Array(rhs.utf8)), "\(lhs) < \(rhs)")
+            // Equal contents in separate storage compare equal too.
+            let copy = String(decoding: Array(lhs.utf8), as: UTF8.self)
+            #expect(!bytewiseLess(lhs, copy) && !bytewiseLess(copy, lhs))
+        }
     }
 
     @Test("identifiers: 1–128 bytes, NFC")
