@@ -178,20 +178,20 @@ public struct ChatIndex {
     /// `ChatContentSource`), and where the change moved it in each view (`ChangeRanks`).
     @discardableResult
     mutating func applyKeepingContent(_ change: ChatChange) -> AppliedChange {
-        let current = change.chat
-        let replaced: ChatTable.StoredChat?
-        if let current {
-            replaced = chatsByID.update(current)
-        } else {
-            replaced = chatsByID.remove(id: change.chatID)
-        }
         // The fields each view needs, read once: a `Chat?` copied per view retains each of its
-        // strings each time.
-        let previousKey = replaced?.chat.orderKey
+        // strings each time. The chat itself is copied once, and moved into the table.
+        let current = change.chat
         let currentKey = current?.orderKey
+        let currentList = current?.list, currentUnread = current?.unread ?? 0
+        let currentMuted = current?.muted ?? false
+        let replaced: ChatTable.StoredChat?
+        switch consume current {
+        case .some(let chat): replaced = chatsByID.update(chat)
+        case .none: replaced = chatsByID.remove(id: change.chatID)
+        }
+        let previousKey = replaced?.chat.orderKey
         let keyChanged = previousKey != currentKey
         let previousList = replaced?.chat.list, previousUnread = replaced?.chat.unread ?? 0
-        let currentList = current?.list, currentUnread = current?.unread ?? 0
         var ranks = ChangeRanks()
         for slot in 0..<orders.count {
             // `slot(of:)` inverted: main, main unread-only, archive, archive unread-only.
@@ -215,7 +215,7 @@ public struct ChatIndex {
         if let previousList {
             listCounters[Self.slot(of: previousList)].add(unread: previousUnread, muted: replaced!.chat.muted, sign: -1)
         }
-        if let currentList { listCounters[Self.slot(of: currentList)].add(unread: currentUnread, muted: current!.muted) }
+        if let currentList { listCounters[Self.slot(of: currentList)].add(unread: currentUnread, muted: currentMuted) }
         return AppliedChange(previous: replaced, ranks: ranks)
     }
 }

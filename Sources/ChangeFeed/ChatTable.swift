@@ -173,12 +173,12 @@ struct ChatTable {
     /// Inserts `chat` (whole), or replaces the chat with its id; returns the chat replaced and
     /// whether it had its content. O(1) amortized.
     @usableFromInline
-    mutating func update(_ chat: Chat) -> StoredChat? {
+    mutating func update(_ chat: consuming Chat) -> StoredChat? {
         let hash = Self.hash(chat.id)
         if let bucket = bucket(of: chat.id, hash: hash) {
             let slot = Int(buckets[bucket] & 0xFFFF_FFFF) - 1
             // Exchanged in place: the chat replaced is moved out, not copied and released.
-            var previous = chat
+            var previous = consume chat
             chats.withUnsafeMutableBufferPointer { swap(&$0[slot], &previous) }
             let hadContent = hasContent[slot]
             hasContent[slot] = true

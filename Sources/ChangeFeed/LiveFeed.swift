@@ -114,35 +114,36 @@ public struct SubscriptionStats: Sendable, Equatable {
 ///
 /// Not thread-safe: one serialization point owns it and sends what each call returns, in order,
 /// before it calls again.
+///
+/// The state an event reads and writes is `@exclusivity(unchecked)`: a class's stored property is
+/// otherwise checked at run time on each access (a begin and an end through thread-local storage,
+/// 13% of an event's instructions), and with one owner and no access that overlaps another of the
+/// same property — while a subscription is `inout` (`drain`, `keepShownRows`) the code uses
+/// `index`, `shownMade` and `singleChangeDiffs`, never `subscriptions` — the check guards nothing.
 public final class LiveFeed {
-    public private(set) var index: ChatIndex
+    @exclusivity(unchecked) public private(set) var index: ChatIndex
     public let options: FeedOptions
     /// In subscription order: each event visits them all, by position.
-    private var subscriptions: [Subscription] = []
+    @exclusivity(unchecked) private var subscriptions: [Subscription] = []
     /// Where each subscription is in `subscriptions`, kept only beyond `scannedSubscriptions`.
     private var positionByID: [String: Int] = [:]
     /// The positions of each list's subscriptions (at `ChatIndex.slot(of:)`), in subscription
     /// order: a change visits only the subscriptions of the lists it touches.
-    private var positionsByList: [[Int]] = [[], []]
+    @exclusivity(unchecked) private var positionsByList: [[Int]] = [[], []]
     /// The subscriptions the current `apply` reached, each once, to be drained after it.
-    private var reached: [Int] = []
+    @exclusivity(unchecked) private var reached: [Int] = []
     /// The number of the next subscription's id ("s1", "s2"…); `UserFeeds` numbers the
     /// subscriptions of all its feeds from one sequence.
     var nextSubscriptionNumber = 1
     /// The number of `apply` and `reload` calls so far: a subscription's list as of its last
     /// notification is the list at one moment, named by this count.
-    private var moment = 0
+    @exclusivity(unchecked) private var moment = 0
     /// The shown rows made during the current change, by what they depend on, so that
     /// subscriptions that fall behind together share one buffer.
-    private var shownMade: [ShownKey: ShownList] = [:]
-    /// During an `apply` of one change: the change, and where it moved its chat in each view, so
-    /// that the subscriptions that were up to date take their batches from these ranks.
-    /// Not optional, so that a field is read in place (`singleChange!.field` copies the whole
-    /// value first); between `apply`s it holds no chat.
-    private var singleChange = SingleChange.none
-    /// The diffs made from `singleChange` during the current `apply`, by view and window: every
+    @exclusivity(unchecked) private var shownMade: [ShownKey: ShownList] = [:]
+    /// The diffs made from the current `apply`'s single change, by view and window: every
     /// subscription of one view and window that was up to date gets the same batches.
-    private var singleChangeDiffs: [MadeDiff] = []
+    @exclusivity(unchecked) private var singleChangeDiffs: [MadeDiff] = []
 
     /// A feed over `chats` (in list order for the fastest start): whole, or without their
     /// content when `content` is given, which the feed then reads from it for the rows it sends
@@ -258,40 +259,44 @@ public final class LiveFeed {
     ///   once) and its next batch is O(r log r).
     public func apply(_ changes: [ChatChange]) -> [FeedNotification] {
         moment += 1
-        for change in changes {
-            let applied = index.applyKeepingContent(change)
-            let previous = applied.previous
-            if changes.count == 1 {
-                singleChange = SingleChange(
-                    change: change, was: KnownChat(chat: previous?.chat, hasContent: previous?.hasContent ?? true),
-                    ranks: applied.ranks)
+        let alone = changes.count == 1
+        // Each change read in place, and the chat as it was moved, not copied, from the index
+        // to `singleChange` (a copy of a chat retains and releases each of its strings), a local
+        // passed down to the diffs (a stored property was copied for each read).
+        var singleChange = SingleChange.none
+        changes.withUnsafeBufferPointer { buffer in
+            for i in buffer.indices {
+                var applied = index.applyKeepingContent(buffer[i])
+                let was = KnownChat(applied.previous.take())
+                if let list = was.chat?.list { reach(list, change: buffer[i], was: was, alone: alone) }
+                if let list = buffer[i].chat?.list, list != was.chat?.list {
+                    reach(list, change: buffer[i], was: was, alone: alone)
+                }
+                if alone { singleChange = SingleChange(changes: changes, was: was, ranks: applied.ranks) }
+                if !shownMade.isEmpty { shownMade.removeAll() }
             }
-            if let list = previous?.chat.list { reach(list, change: change, previous: previous, alone: changes.count == 1) }
-            if let list = change.chat?.list, list != previous?.chat.list { reach(list, change: change, previous: previous, alone: changes.count == 1) }
-            if !shownMade.isEmpty { shownMade.removeAll() }
         }
         var notifications: [FeedNotification] = []
         notifications.reserveCapacity(2 * reached.count)
         if reached.count > 1 { reached.sort() }
         for position in reached {
             subscriptions[position].reached = false
-            drain(&subscriptions[position], into: &notifications)
+            drain(&subscriptions[position], into: &notifications, singleChange: singleChange)
         }
         reached.removeAll(keepingCapacity: true)
-        singleChange = .none
         singleChangeDiffs.removeAll(keepingCapacity: true)
         return notifications
     }
 
-    /// Shows `change` (the chat was `previous`, with its content or not) to every subscription of
+    /// Shows `change` (the chat was `was`, with its content or not) to every subscription of
     /// `list`; `alone` when it is the only change of its `apply`.
-    private func reach(_ list: ChatList, change: ChatChange, previous: ChatTable.StoredChat?, alone: Bool) {
+    private func reach(_ list: ChatList, change: ChatChange, was: KnownChat, alone: Bool) {
         for position in positionsByList[ChatIndex.slot(of: list)] {
             if !subscriptions[position].reached {
                 subscriptions[position].reached = true
                 reached.append(position)
             }
-            if subscriptions[position].track(change.chatID, previous: previous, current: change.chat, alone: alone) {
+            if subscriptions[position].track(change.chatID, was: was, current: change.chat, alone: alone) {
                 keepShownRows(of: &subscriptions[position])
             }
         }
@@ -363,7 +368,12 @@ public final class LiveFeed {
     /// Sends what the subscription may: a pending deferred batch first, then one coalesced batch
     /// from the list it knows to the current list, then that batch's deferred updates. When only
     /// the counts changed, the batch is empty.
-    private func drain(_ subscription: inout Subscription, into notifications: inout [FeedNotification]) {
+    ///
+    /// `singleChange` is the current `apply`'s one change, for the subscriptions that await it
+    /// (`Subscription.awaitsSingleChange`), and `.none` outside an `apply`.
+    private func drain(
+        _ subscription: inout Subscription, into notifications: inout [FeedNotification], singleChange: SingleChange = .none
+    ) {
         while subscription.canSend {
             if let deferred = subscription.deferred.take() {
                 subscription.lastSentSeq += 1
@@ -387,8 +397,8 @@ public final class LiveFeed {
             guard subscription.shown != nil || !subscription.known.isEmpty || subscription.countsMayHaveChanged else { return }
             subscription.countsMayHaveChanged = false
             subscription.moment = moment
-            let structural: Batch<Chat>?
-            let updates: Batch<Chat>?
+            var structural: Batch<Chat>?
+            var updates: Batch<Chat>?
             let newCount: Int
             var items: [Chat]?
             if let shown = subscription.shown {
@@ -399,8 +409,7 @@ public final class LiveFeed {
             } else if subscription.awaitsSingleChange {
                 // Set only during an `apply` of one change (`track`), so `singleChange` is it.
                 subscription.awaitsSingleChange = false
-                let diff = singleChangeDiff(view: subscription.view, limit: subscription.limit)
-                (structural, updates, newCount) = (diff.structural, diff.updates, diff.newCount)
+                (structural, updates, newCount) = singleChangeDiff(singleChange, view: subscription.view, limit: subscription.limit)
             } else {
                 let diff = WindowDiff(
                     index: index, view: subscription.view, known: subscription.known, limit: subscription.limit)
@@ -415,14 +424,15 @@ public final class LiveFeed {
             if options.resetRule.prefersReset(over: structural, updates, rows: newCount) {
                 notifications.append(.reset(
                     subscription: subscription.id, seq: seq, counts: counts, items: items ?? snapshot(of: subscription)))
-            } else if let structural {
+            } else if let structural = structural.take() {
+                // Taken, not bound: `if let` would copy the batch (a retain of each array).
                 notifications.append(.batch(subscription: subscription.id, seq: seq, counts: counts, batch: structural))
-                if let updates {
+                if let updates = updates.take() {
                     subscription.deferred = DeferredBatch(batch: updates, counts: counts)
                 }
             } else {
                 notifications.append(.batch(
-                    subscription: subscription.id, seq: seq, counts: counts, batch: updates ?? Batch()))
+                    subscription: subscription.id, seq: seq, counts: counts, batch: updates.take() ?? Batch()))
             }
         }
     }
@@ -436,28 +446,39 @@ extension LiveFeed {
     ///
     /// - Complexity: O(1) (O(log n) once per view and window when the ranks were not reported,
     ///   or when a row crosses a window's edge), plus O(w) for w views and windows made before.
-    private func singleChangeDiff(view: ChatListView, limit: Int?) -> WindowDiff {
-        // By index: `for made in` would copy each entry, a retain of each of its arrays.
+    private func singleChangeDiff(
+        _ singleChange: SingleChange, view: ChatListView, limit: Int?
+    ) -> (structural: Batch<Chat>?, updates: Batch<Chat>?, newCount: Int) {
+        // By index, and the fields read in place: `for made in` would copy each entry, and a
+        // copy of a whole diff retains each array of its two batches.
         for i in singleChangeDiffs.indices where singleChangeDiffs[i].view == view && singleChangeDiffs[i].limit == limit {
-            return singleChangeDiffs[i].diff
+            return madeDiff(at: i)
         }
-        return makeSingleChangeDiff(view: view, limit: limit)
+        guard singleChangeDiffs.count < Self.keptSingleChangeDiffs else {
+            let diff = makeSingleChangeDiff(singleChange, view: view, limit: limit)
+            return (diff.structural, diff.updates, diff.newCount)
+        }
+        singleChangeDiffs.append(MadeDiff(view: view, limit: limit, diff: makeSingleChangeDiff(singleChange, view: view, limit: limit)))
+        return madeDiff(at: singleChangeDiffs.count - 1)
     }
 
-    /// `singleChangeDiff(view:limit:)` not made yet: made and kept.
+    private func madeDiff(at i: Int) -> (structural: Batch<Chat>?, updates: Batch<Chat>?, newCount: Int) {
+        (singleChangeDiffs[i].diff.structural, singleChangeDiffs[i].diff.updates, singleChangeDiffs[i].diff.newCount)
+    }
+
+    /// `singleChangeDiff(_:view:limit:)` not made yet.
     @inline(never)
-    private func makeSingleChangeDiff(view: ChatListView, limit: Int?) -> WindowDiff {
+    private func makeSingleChangeDiff(_ singleChange: SingleChange, view: ChatListView, limit: Int?) -> WindowDiff {
         let diff: WindowDiff
         if let ranks = singleChange.ranks.ranks(in: view) {
             diff = WindowDiff(
-                view: view, was: singleChange.was, now: singleChange.change.chat, oldRank: ranks.old,
+                view: view, was: singleChange.was, now: singleChange.changes[0].chat, oldRank: ranks.old,
                 newRank: ranks.new, rowCount: rowCount(of: view), limit: limit,
                 row: { self.index.chat(id: self.index.key(at: $0, in: view).id)! })
         } else {
             diff = WindowDiff(
-                index: index, view: view, changedID: singleChange.change.chatID, was: singleChange.was, limit: limit)
+                index: index, view: view, changedID: singleChange.changes[0].chatID, was: singleChange.was, limit: limit)
         }
-        if singleChangeDiffs.count < Self.keptSingleChangeDiffs { singleChangeDiffs.append(MadeDiff(view: view, limit: limit, diff: diff)) }
         return diff
     }
 
@@ -484,12 +505,14 @@ private struct DeferredBatch {
 /// The one change of an `apply`: what the subscribers that were up to date saw of its chat,
 /// and the chat's ranks before and after it.
 private struct SingleChange {
-    var change: ChatChange
+    /// The `apply`'s changes, the one change (the array, not a copy of the change: one retain,
+    /// not one per string of its chat).
+    var changes: [ChatChange]
     var was: KnownChat
     var ranks: ChangeRanks
 
-    /// What `LiveFeed.singleChange` holds outside an `apply` of one change.
-    static let none = SingleChange(change: ChatChange(chatID: "", chat: nil), was: KnownChat(), ranks: ChangeRanks())
+    /// No change: outside an `apply` of one change.
+    static let none = SingleChange(changes: [], was: KnownChat(), ranks: ChangeRanks())
 }
 
 /// One subscriber's place in the feed.
@@ -503,7 +526,7 @@ private struct Subscription {
     /// What the subscriber last saw of every chat changed since its last batch.
     var known: [String: KnownChat] = [:]
     /// Instead of an entry in `known`: the current `apply`'s one change is the only one the
-    /// subscriber has not seen, and it may be sent at once (`LiveFeed.singleChange`).
+    /// subscriber has not seen, and it may be sent at once (`LiveFeed.drain`'s `singleChange`).
     var awaitsSingleChange = false
     /// Instead of `known`, once it outgrew `maxTracked` while waiting: the rows the subscriber
     /// shows. Every change then costs the subscription nothing until it may send.
@@ -556,27 +579,27 @@ private struct Subscription {
     /// Below this many changed chats a waiting subscription always tracks them one by one.
     static let minimumTracked = 64
 
-    /// Remembers what the subscriber last saw of a changed chat (`previous`, now `current`),
+    /// Remembers what the subscriber last saw of a changed chat (`was`, now `current`),
     /// unless a reset is due anyway or it keeps its shown rows. A chat that is a row of the view
     /// neither before nor after is not tracked: its list's counters are all it may change.
     /// `alone` tells that the change is the only one of its `apply`. Returns true when a waiting
     /// subscription's `known` outgrew `maxTracked`: the caller then replaces it by the shown
     /// rows. O(1).
-    mutating func track(_ chatID: String, previous: ChatTable.StoredChat?, current: Chat?, alone: Bool) -> Bool {
-        guard !resetPending, previous?.chat.list == view.list || current?.list == view.list else { return false }
+    mutating func track(_ chatID: String, was: KnownChat, current: Chat?, alone: Bool) -> Bool {
+        guard !resetPending, was.chat?.list == view.list || current?.list == view.list else { return false }
         countsMayHaveChanged = true
         // `view.contains`, from the fields in place (a closure over the optional copies the chat).
-        let wasRow = previous?.chat.list == view.list && (!view.unreadOnly || previous!.chat.unread > 0)
+        let wasRow = was.chat?.list == view.list && (!view.unreadOnly || was.chat!.unread > 0)
         let isRow = current?.list == view.list && (!view.unreadOnly || current!.unread > 0)
         guard shown == nil, wasRow || isRow, !awaitsSingleChange else { return false }
         // Up to date, and nothing stands before this change's batch: it comes from the ranks
-        // the index reported (`LiveFeed.singleChange`), without an entry in `known`.
+        // the index reported (the `apply`'s `SingleChange`), without an entry in `known`.
         if alone, known.isEmpty, deferred == nil, canSend {
             awaitsSingleChange = true
             return false
         }
         guard known[chatID] == nil else { return false }
-        known[chatID] = KnownChat(chat: previous?.chat, hasContent: previous?.hasContent ?? true)
+        known[chatID] = was
         return known.count > maxTracked && !canSend
     }
 }

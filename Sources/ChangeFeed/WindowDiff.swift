@@ -11,6 +11,20 @@ struct KnownChat {
     /// False when `chat` lacks its content.
     var hasContent = true
 
+    init(chat: Chat? = nil, hasContent: Bool = true) {
+        self.chat = chat
+        self.hasContent = hasContent
+    }
+
+    /// The chat as the index kept it (nil when there was none), moved.
+    init(_ stored: consuming ChatTable.StoredChat?) {
+        if let stored {
+            self.init(chat: stored.chat, hasContent: stored.hasContent)
+        } else {
+            self.init()
+        }
+    }
+
     /// True when the subscriber's row of the chat differs from `now`.
     func differs(from now: Chat?) -> Bool {
         // A new revision is a change whatever the content (the common case: no string compared).
