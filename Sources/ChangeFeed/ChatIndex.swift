@@ -177,10 +177,12 @@ public struct ChatIndex {
     /// `apply(_:)`, which also tells whether the chat as it was had its content (see
     /// `ChatContentSource`), and where the change moved it in each view (`ChangeRanks`).
     @discardableResult
-    mutating func applyKeepingContent(_ change: ChatChange) -> AppliedChange {
+    mutating func applyKeepingContent(_ change: consuming ChatChange) -> AppliedChange {
         // The fields each view needs, read once: a `Chat?` copied per view retains each of its
-        // strings each time. The chat itself is copied once, and moved into the table.
-        let current = change.chat
+        // strings each time. The chat itself is moved out of the change into the table (a
+        // caller's change read from memory is copied once to be passed here, and only once).
+        var change = change
+        let current = change.chat.take()
         let currentKey = current?.orderKey
         let currentList = current?.list, currentUnread = current?.unread ?? 0
         let currentMuted = current?.muted ?? false
