@@ -85,5 +85,15 @@ let package = Package(
             // target whose directory's parent is named "Benchmarks".
             path: "Tools/DaemonLoad"
         ),
+        // The feed's event without the harness, for callgrind's instruction counts and perf
+        // (Tools/FeedProbe/main.swift says how).
+        .executableTarget(
+            name: "FeedProbe",
+            dependencies: [
+                .product(name: "ChangeFeed", package: "chatfeed"),
+                .product(name: "ChatModel", package: "chatfeed"),
+            ],
+            path: "Tools/FeedProbe"
+        ),
     ]
 )
