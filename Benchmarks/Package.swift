@@ -12,8 +12,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
-        // What the benchmarks share (a seeded generator).
-        .target(name: "BenchmarkSupport", path: "Support"),
+        // What the benchmarks share (a seeded generator, the feed benchmarks' bottom-chat events).
+        .target(name: "BenchmarkSupport", dependencies: [.product(name: "ChatModel", package: "chatfeed")], path: "Support"),
         .executableTarget(
             name: "ListDiffBenchmarks",
             dependencies: [
@@ -90,6 +90,7 @@ let package = Package(
         .executableTarget(
             name: "FeedProbe",
             dependencies: [
+                "BenchmarkSupport",
                 .product(name: "ChangeFeed", package: "chatfeed"),
                 .product(name: "ChatModel", package: "chatfeed"),
             ],

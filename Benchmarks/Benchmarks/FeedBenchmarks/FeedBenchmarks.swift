@@ -44,21 +44,12 @@ final class FeedIndex: @unchecked Sendable {
 }
 
 /// A feed of `chatCount` chats with one subscription that needs no acks, so every event yields
-/// its batches at once.
-///
-/// The bottom chat's events are made from the benchmark's own copy of every chat (`chats`, chat i
-/// at i): chat i is at the bottom after chats i + 1 … n − 1 were bumped in turn, so the bottom
-/// is chat n − 1, n − 2, … and again n − 1 after n bumps. Making an event thus reads one cold
-/// chat and nothing of the feed, as a store's change would, and `makeBottomEvent()` alone is the
-/// baseline to subtract.
+/// its batches at once; its bottom chat's events come from `BottomChatEvents`, and
+/// `makeBottomEvent()` alone is the baseline to subtract.
 final class BumpedFeed: @unchecked Sendable {
     let feed: LiveFeed
-    var now: Int64 = newestDate
     var rng = SplitMix64(seed: 7)
-    /// Every chat as the feed has it, chat i at i.
-    var chats: [Chat]
-    /// The chat at the bottom of the list.
-    var bottom = chatCount - 1
+    var events: BottomChatEvents
 
     /// With `sameList` more subscriptions like the first, and `otherList` subscriptions of the
     /// archive, which the events never touch.
@@ -67,7 +58,7 @@ final class BumpedFeed: @unchecked Sendable {
             Chat(id: chatID($0), title: "Chat \($0)", createdAt: 0, lastMessage: nil,
                  lastMessageDate: newestDate - Int64($0) * 1_000, unread: 0, revision: 1)
         }
-        self.chats = chats
+        events = BottomChatEvents(chats: chats, now: newestDate)
         feed = LiveFeed(chats: chats, options: FeedOptions(resetThreshold: .infinity, maxSubscriptions: 1 + sameList + otherList))
         for _ in 0...sameList { _ = try! feed.subscribe(limit: limit, maxInFlight: 0) }
         for _ in 0..<otherList { _ = try! feed.subscribe(view: ChatListView(list: .archive), limit: limit, maxInFlight: 0) }
@@ -79,18 +70,9 @@ final class BumpedFeed: @unchecked Sendable {
     }
 
     /// The bottom chat's next message as a change, made but not applied: the baseline of
-    /// `bumpBottom()`. The next call makes the next bottom chat's.
+    /// `bumpBottom()`.
     func makeBottomEvent() -> [ChatChange] {
-        now += 1
-        let changed = chats.withUnsafeMutableBufferPointer { chats in
-            chats[bottom].lastMessageDate = now
-            chats[bottom].lastMessage = LastMessage(id: "m\(now)", sender: "ann", text: "hi", sentAt: now)
-            chats[bottom].unread += 1
-            chats[bottom].revision += 1
-            return chats[bottom]
-        }
-        bottom = bottom == 0 ? chatCount - 1 : bottom - 1
-        return [ChatChange(chatID: changed.id, chat: changed)]
+        events.next()
     }
 
     /// A chat among the 100 most recent gets a message (where a messenger's traffic is).
@@ -100,7 +82,8 @@ final class BumpedFeed: @unchecked Sendable {
 
     private func bump(rank: Int) -> [FeedNotification] {
         var chat = feed.index.chats(from: rank, count: 1)[0]
-        now += 1
+        events.now += 1
+        let now = events.now
         chat.lastMessageDate = now
         chat.lastMessage = LastMessage(id: "m\(now)", sender: "ann", text: "hi", sentAt: now)
         chat.unread += 1

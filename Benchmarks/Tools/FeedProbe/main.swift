@@ -8,51 +8,30 @@
 //     valgrind --tool=callgrind \
 //         --toggle-collect='$s10ChangeFeed04LiveB0C5applyySayAA0B12NotificationOGSay9ChatModel0fA0VGF' \
 //         .build/release/FeedProbe 20 20000     # instructions of LiveFeed.apply only
+import BenchmarkSupport
 import ChangeFeed
 import ChatModel
 import Dispatch
 
 struct Probe {
-    let chatCount: Int
-    let newestDate: Int64 = 1_800_000_000_000
-    var chats: [Chat]
     let feed: LiveFeed
-    var now: Int64
-    var bottom: Int
+    var events: BottomChatEvents
 
     init(chatCount: Int) {
-        self.chatCount = chatCount
-        let newestDate = self.newestDate
-        chats = (0..<chatCount).map {
+        let newestDate: Int64 = 1_800_000_000_000
+        let chats = (0..<chatCount).map {
             Chat(id: Self.chatID($0), title: "Chat \($0)", createdAt: 0, lastMessage: nil,
                  lastMessageDate: newestDate - Int64($0) * 1_000, unread: 0, revision: 1)
         }
+        events = BottomChatEvents(chats: chats, now: newestDate)
         feed = LiveFeed(chats: chats, options: FeedOptions(resetThreshold: .infinity, maxSubscriptions: 1))
         _ = try! feed.subscribe(limit: nil, maxInFlight: 0)
-        now = newestDate
-        bottom = chatCount - 1
     }
 
     /// 17 bytes, like FeedBenchmarks' ids: longer than a small string.
     static func chatID(_ i: Int) -> String {
         let digits = String(i)
         return "chat:" + String(repeating: "0", count: max(0, 12 - digits.count)) + digits
-    }
-
-    /// The bottom chat's next message as a change (chat i is at the bottom after chats i + 1 …
-    /// n − 1 were bumped in turn).
-    mutating func makeBottomEvent() -> [ChatChange] {
-        now += 1
-        let now = self.now, bottom = self.bottom
-        let changed = chats.withUnsafeMutableBufferPointer { chats in
-            chats[bottom].lastMessageDate = now
-            chats[bottom].lastMessage = LastMessage(id: "m\(now)", sender: "ann", text: "hi", sentAt: now)
-            chats[bottom].unread += 1
-            chats[bottom].revision += 1
-            return chats[bottom]
-        }
-        self.bottom = bottom == 0 ? chatCount - 1 : bottom - 1
-        return [ChatChange(chatID: changed.id, chat: changed)]
     }
 }
 
@@ -64,7 +43,7 @@ var perEvent: [Double] = []  // µs per event, one entry per iteration
 var notifications = 0
 for _ in 0..<iterations {
     let start = DispatchTime.now().uptimeNanoseconds
-    for _ in 0..<1_000 { notifications &+= probe.feed.apply(probe.makeBottomEvent()).count }
+    for _ in 0..<1_000 { notifications &+= probe.feed.apply(probe.events.next()).count }
     perEvent.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000)
 }
 precondition(notifications >= iterations * 1_000, "every event yields a batch")
