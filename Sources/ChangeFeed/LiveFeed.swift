@@ -118,8 +118,9 @@ public struct SubscriptionStats: Sendable, Equatable {
 /// The state an event reads and writes is `@exclusivity(unchecked)`: a class's stored property is
 /// otherwise checked at run time on each access (a begin and an end through thread-local storage,
 /// 13% of an event's instructions), and with one owner and no access that overlaps another of the
-/// same property — while a subscription is `inout` (`drain`, `keepShownRows`) the code uses
-/// `index`, `shownMade` and `singleChangeDiffs`, never `subscriptions` — the check guards nothing.
+/// same property — while a subscription is `inout` (`drain`, `keepShownRows`) nothing touches
+/// `subscriptions` itself, and nothing touches `self` during the index's own mutations — the
+/// check guards nothing.
 public final class LiveFeed {
     @exclusivity(unchecked) public private(set) var index: ChatIndex
     public let options: FeedOptions

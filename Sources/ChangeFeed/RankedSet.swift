@@ -514,7 +514,7 @@ public struct RankedSet<Element: Comparable> {
         // The lower ranks are the block's last `half` elements.
         let lower = RankedSetBlock.gathering(
             [(blocks[b], (count - half)..<count, true)],
-            capacity: b == 0 ? Swift.max(2 * blockSize + 1, half + room) : half + room, start: b == 0 ? 0 : room / 2)
+            capacity: b == 0 ? 2 * blockSize + 1 : half + room, start: b == 0 ? 0 : room / 2)
         let upperMax = maxes[b]
         maxes[b] = lower[0]
         blocks.insert(lower, at: b)
