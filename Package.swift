@@ -92,7 +92,7 @@ let package = Package(
         .target(name: "ChatfeedUIKit", dependencies: ["ChatfeedClient", "ChatModel", "ListDiff"]),
         // The daemon's shell: stdin/stdout as one engine session, signals, the service.
         .executableTarget(name: "chatfeedd", dependencies: [
-            "ChatfeedEngine", "ChatfeedConfig", "ChatfeedGateway", "ChatModel", "ChatStore", "WireProtocol",
+            "ChatfeedEngine", "ChatfeedConfig", "ChatfeedGateway", "ChatModel", "ChatStore", "SQLite", "WireProtocol",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

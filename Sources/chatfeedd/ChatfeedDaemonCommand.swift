@@ -5,6 +5,7 @@ import ChatfeedGateway
 import Foundation
 import Logging
 import ServiceLifecycle
+import SQLite
 import WireProtocol
 
 /// `chatfeedd`: the live chat-list daemon. JSON-RPC 2.0 requests on stdin, one per line;
@@ -47,6 +48,8 @@ struct ChatfeedDaemonCommand: AsyncParsableCommand {
             fail("\(error)")
         }
         signal(SIGPIPE, SIG_IGN)
+        // Before anything opens a database (Sources/SQLite/SQLiteLibrary.swift says why).
+        let memoryStatisticsOff = SQLiteLibrary.disableMemoryStatistics()
         let level = configuration.loggerLevel
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -54,6 +57,7 @@ struct ChatfeedDaemonCommand: AsyncParsableCommand {
             return SanitizingLogHandler(inner: handler)
         }
         let logger = Logger(label: "chatfeedd")
+        logger.debug("SQLite's memory statistics are \(memoryStatisticsOff ? "off" : "on")")
         var options = configuration.engineOptions
         options.store.readOnly = readOnly
         let handoff = gatewayOptions.map { _ in EngineHandoff() }

@@ -1,6 +1,7 @@
 import ChatModel
 @testable import ChatStore
 import Foundation
+import SQLite
 import TestSupport
 import Testing
 
@@ -166,6 +167,12 @@ import Testing
         #expect(try test.store.db.makeStatement("PRAGMA temp_store").fetchValue(Int.self) == 2)
         let readOnly = try ChatDatabase(path: test.path, options: StoreOptions(readOnly: true))
         #expect(try readOnly.db.makeStatement("PRAGMA temp_store").fetchValue(Int.self) == 2)
+    }
+
+    @Test func memoryStatisticsCannotBeTurnedOffOnceSQLiteIsInUse() throws {
+        _ = try TestStore()
+        // SQLite refuses the setting after its first use: nothing changes, and the caller is told.
+        #expect(!SQLiteLibrary.disableMemoryStatistics())
     }
 
     @Test func writesStopWhenTheFileIsDeletedOrReplaced() throws {

@@ -58,6 +58,13 @@ import Glibc
         #expect(daemon.stderr.contains("deleted or moved away"), "\(daemon.stderr)")
     }
 
+    @Test func theDaemonTurnsOffSQLitesMemoryStatisticsBeforeItsFirstUse() throws {
+        let daemon = try Daemon(extraArguments: ["--log-level", "debug"])
+        try daemon.call("chat.create", ["chat": "c", "title": "C", "createdAt": 0])
+        #expect(try daemon.shutDown() == .exited(0))
+        #expect(daemon.stderr.contains("SQLite's memory statistics are off"), "\(daemon.stderr)")
+    }
+
     @Test func aDaemonWhoseFileStaysEndsWithStatusZero() throws {
         let daemon = try Daemon()
         try daemon.call("chat.create", ["chat": "c", "title": "C", "createdAt": 0])

@@ -27,6 +27,9 @@ struct RawIngestOptions {
     var pageSize: Int?
     /// SQL run on the prepared database before the posts (to try a schema change).
     var prepareSQL: String?
+    /// SQLite's memory statistics (`SQLITE_CONFIG_MEMSTATUS`, on by default; `chatfeedd` turns
+    /// them off).
+    var memoryStatistics = true
 }
 
 struct RawIngestResult {

@@ -1,4 +1,5 @@
 import Foundation
+import SQLite
 
 #if canImport(Glibc)
 import Glibc
@@ -24,6 +25,7 @@ let usage = """
            DaemonLoad raw [--chats 10000] [--messages-per-chat 1] [--posts 100000] [--group 400] [--runs 1] [--seed 1]
                           [--autocheckpoint PAGES (1000)] [--durability full|normal] [--database PATH]
                           [--page-size BYTES (VACUUM first)] [--prepare-sql SQL (run before the posts)]
+                          [--memstatus on|off (SQLite's memory statistics; chatfeedd turns them off)]
            DaemonLoad fanout [--members 2,10,100,1000,10000] [--posts N (default: about --batches batches)] [--batches 200000]
                              [--group 1 (posts written at once)] [--database PATH] [--daemon PATH] [--config FILE]
            DaemonLoad startup [--chats 1000000] [--messages-per-chat 1] [--runs 5] [--database PATH] [--fresh]
@@ -170,10 +172,18 @@ do {
             case "--page-size": o.pageSize = options.int()
             case "--prepare-sql": o.prepareSQL = options.value()
             case "--database": o.database = options.value()
+            case "--memstatus":
+                switch options.value() {
+                case "on": o.memoryStatistics = true
+                case "off": o.memoryStatistics = false
+                case let other: fail("--memstatus: on or off, not \(other)")
+                }
             default: options.unknown()
             }
         }
-        print("raw: \(grouped(o.chats)) chats, \(grouped(o.posts)) posts for random chats, transactions of \(o.group), wal_autocheckpoint \(o.autoCheckpointPages), durability \(o.durability)")
+        // Before this process first uses SQLite (the database is prepared through it).
+        if !o.memoryStatistics, !SQLiteLibrary.disableMemoryStatistics() { fail("--memstatus off: SQLite was already in use") }
+        print("raw: \(grouped(o.chats)) chats, \(grouped(o.posts)) posts for random chats, transactions of \(o.group), wal_autocheckpoint \(o.autoCheckpointPages), durability \(o.durability), memstatus \(o.memoryStatistics ? "on" : "off")")
         var bytes: [Double] = []
         for run in 1...o.runs {
             let result = try runRawIngest(o, run: run)
