@@ -1,4 +1,5 @@
 import Foundation
+import SQLite
 import Synchronization
 
 #if canImport(Glibc)
@@ -7,8 +8,14 @@ import Glibc
 
 /// Wakes the engine when another process may have committed: a commit in WAL mode writes the
 /// database's `-wal` file, and inotify reports it. The engine then checks `PRAGMA data_version`,
-/// which says whether anything really changed. Changes that `isForeign` finds to be the
-/// engine's own (`OwnCommitFilter`) wake nothing.
+/// which says whether anything really changed.
+///
+/// The engine's own writes wake nothing, and cost the kernel no event: the files are watched one
+/// by one (the database and its `-wal`), and those watches listen to nothing while the engine
+/// commits or its checkpointer checkpoints (`OwnCommitFilter.onOwnWrites`); the directory is
+/// watched for files created or renamed into it only. (Changing what a directory's watch
+/// listens to would walk every entry of the directory, at each commit.) Changes seen between
+/// own writes that the filter finds to be the engine's own wake nothing either.
 ///
 /// Where inotify is unavailable (another OS, a file system without it), `start` returns nil and
 /// the engine keeps polling at the configured interval. `stop()` ends the thread and closes the
@@ -18,24 +25,33 @@ final class DatabaseWatcher: Sendable {
     /// `stop()` after the thread ended, so the write never meets a closed reader (no SIGPIPE).
     private let stopPipe: (read: Int32, write: Int32)
     private let finished = DispatchSemaphore(value: 0)
+    private let ownWrites: OwnCommitFilter
+    /// How often the thread woke to read events (logged at exit).
+    let wakes = Atomic<Int>(0)
 
-    private init(stopPipe: (read: Int32, write: Int32)) {
+    private init(stopPipe: (read: Int32, write: Int32), ownWrites: OwnCommitFilter) {
         self.stopPipe = stopPipe
+        self.ownWrites = ownWrites
     }
 
     /// Starts a thread that pushes `.databaseChanged` into `queue` for writes to the database's
     /// files, at most one pending at a time. Returns nil when the directory cannot be watched.
-    static func start(
-        databasePath: String, into queue: InputQueue, isForeign: @escaping @Sendable () -> Bool = { true }
-    ) -> DatabaseWatcher? {
+    static func start(databasePath: String, into queue: InputQueue, ownWrites: OwnCommitFilter) -> DatabaseWatcher? {
         #if canImport(Glibc)
         let url = URL(fileURLWithPath: databasePath).standardizedFileURL
         let directory = url.deletingLastPathComponent().path
         let name = url.lastPathComponent
+        let files = [url.path, url.path + "-wal"]
         let descriptor = inotify_init1(Int32(IN_CLOEXEC))
         guard descriptor >= 0 else { return nil }
-        let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_MOVED_TO)
-        guard inotify_add_watch(descriptor, directory, mask) >= 0 else {
+        let fileMask = UInt32(IN_MODIFY | IN_CLOSE_WRITE)
+        // Listens while the engine writes: fires only if the file is deleted (a mask of nothing
+        // is refused).
+        let quietMask = UInt32(IN_DELETE_SELF)
+        // Without a file to watch (no `-wal` yet), the directory's watch takes its writes too.
+        let watchesFiles = files.allSatisfy { inotify_add_watch(descriptor, $0, fileMask) >= 0 }
+        let directoryMask = UInt32(IN_CREATE | IN_MOVED_TO) | (watchesFiles ? 0 : fileMask)
+        guard inotify_add_watch(descriptor, directory, directoryMask) >= 0 else {
             close(descriptor)
             return nil
         }
@@ -46,10 +62,23 @@ final class DatabaseWatcher: Sendable {
         }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         let stopRead = ends[0]
-        let watcher = DatabaseWatcher(stopPipe: (ends[0], ends[1]))
+        let watcher = DatabaseWatcher(stopPipe: (ends[0], ends[1]), ownWrites: ownWrites)
         let finished = watcher.finished
+        if watchesFiles {
+            ownWrites.onOwnWrites { writes in
+                switch writes {
+                case .began:
+                    for file in files { _ = inotify_add_watch(descriptor, file, quietMask) }
+                case .ended(let foreignCommitPossible):
+                    for file in files { _ = inotify_add_watch(descriptor, file, fileMask) }
+                    if foreignCommitPossible { _ = queue.push(.databaseChanged) }
+                }
+            }
+        }
         let thread = Thread {
             defer {
+                // No handler may use the descriptor once it is closed (its number may be reused).
+                ownWrites.onOwnWrites(nil)
                 close(descriptor)
                 finished.signal()
             }
@@ -65,23 +94,38 @@ final class DatabaseWatcher: Sendable {
                 guard ready > 0, descriptors[1].revents == 0 else { return }
                 let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
                 if count < 0 && errno == EINTR { continue }
+                watcher.wakes.add(1, ordering: .relaxed)
                 guard count > 0 else { return }
                 var offset = 0
                 var relevant = false
+                var replaced = false
                 buffer.withUnsafeBytes { bytes in
                     while offset + headerSize <= count {
                         let length = Int(bytes.load(fromByteOffset: offset + headerSize - 4, as: UInt32.self))
-                        let nameBytes = bytes[(offset + headerSize)..<min(count, offset + headerSize + length)]
-                        let eventName = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
-                        if eventName == name || eventName == name + "-wal" { relevant = true }
+                        if length == 0 {
+                            relevant = true  // an event of a watched file
+                        } else {
+                            let nameBytes = bytes[(offset + headerSize)..<min(count, offset + headerSize + length)]
+                            let eventName = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
+                            if eventName == name || eventName == name + "-wal" {
+                                relevant = true
+                                let mask = bytes.load(fromByteOffset: MemoryLayout<Int32>.size, as: UInt32.self)
+                                if mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 { replaced = true }
+                            }
+                        }
                         offset += headerSize + length
                     }
                 }
-                if relevant, isForeign(), !queue.push(.databaseChanged) { return }
-                // Every write call to the directory's files is an event (the engine's own WAL
-                // writes too): pausing lets the kernel merge those that follow into one, so the
-                // watcher wakes at most `coalescingPause` apart instead of once per write. A
-                // foreign commit after a quiet spell is still seen at once.
+                // A file created or moved in under the name is another file: watch it (the engine
+                // then finds out whether its database is still the same).
+                if replaced, watchesFiles {
+                    for file in files { _ = inotify_add_watch(descriptor, file, fileMask) }
+                }
+                if relevant, ownWrites.isForeignChange(), !queue.push(.databaseChanged) { return }
+                // Every write call of another process to the files is an event: pausing lets the
+                // kernel merge those that follow into one, so the watcher wakes at most
+                // `coalescingPause` apart instead of once per write. A foreign commit after a
+                // quiet spell is still seen at once.
                 usleep(Self.coalescingPauseMicroseconds)
             }
         }
@@ -99,6 +143,7 @@ final class DatabaseWatcher: Sendable {
     /// Ends the watcher's thread and waits until it has closed its descriptors.
     func stop() {
         #if canImport(Glibc)
+        ownWrites.onOwnWrites(nil)
         var byte: UInt8 = 1
         _ = write(stopPipe.write, &byte, 1)
         finished.wait()

@@ -60,6 +60,9 @@ final class Engine: @unchecked Sendable {
     private var groupedWrites = 0
     /// Wake-ups by the database watcher (logged at exit): other processes' commits only.
     private var watcherWakes = 0
+    /// How often the watcher's thread woke to read the kernel's events (logged at exit): the
+    /// engine's own writes are not watched, so other processes' writes and little else.
+    private var watcherThreadWakes = 0
     /// Set when the database file was deleted or replaced under the engine, or failed the quick
     /// check of the start: writes are refused from then on, and the daemon's exit status says so.
     private(set) var lostDatabase: ChatStoreError?
@@ -121,7 +124,7 @@ final class Engine: @unchecked Sendable {
         guard !options.store.readOnly else { return }
         checkpointer = try BackgroundCheckpointer(
             path: options.databasePath, busyTimeoutMilliseconds: options.store.busyTimeoutMilliseconds,
-            interval: Double(options.checkpointIntervalMilliseconds) / 1000)
+            interval: Double(options.checkpointIntervalMilliseconds) / 1000, ownWrites: ownCommits)
         do {
             try store.registerReader(
                 "chatfeedd-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: .min ... .max))",
@@ -169,8 +172,7 @@ final class Engine: @unchecked Sendable {
     /// commits what is pending, ends every session and closes the store.
     func run() {
         // With change notifications the poll is only a safety net, so an idle engine sleeps.
-        let watcher = DatabaseWatcher.start(
-            databasePath: options.databasePath, into: queue, isForeign: ownCommits.isForeignChange)
+        let watcher = DatabaseWatcher.start(databasePath: options.databasePath, into: queue, ownWrites: ownCommits)
         let pollInterval = Double(watcher != nil ? max(options.pollIntervalMilliseconds, 1000) : options.pollIntervalMilliseconds) / 1000
         logger.debug("looking for other writers", metadata: [
             "inotify": "\(watcher != nil)", "pollIntervalSeconds": "\(pollInterval)",
@@ -190,6 +192,7 @@ final class Engine: @unchecked Sendable {
             }
         }
         watcher?.stop()
+        watcherThreadWakes = watcher?.wakes.load(ordering: .relaxed) ?? 0
         // Whatever was received but not handled yet (a reader gone mid-round, a session held) is
         // still committed.
         queue.stop()
@@ -209,7 +212,7 @@ final class Engine: @unchecked Sendable {
         logger.info("closing the database", metadata: [
             "groupCommits": "\(groupCommits)", "writes": "\(groupedWrites)",
             "writesPerGroup": "\(groupCommits == 0 ? 0 : groupedWrites / groupCommits)",
-            "watcherWakes": "\(watcherWakes)",
+            "watcherWakes": "\(watcherWakes)", "watcherThreadWakes": "\(watcherThreadWakes)",
         ])
         checkpointer?.stop()
         noteIfDatabaseLost { try store.checkFileIdentity() }

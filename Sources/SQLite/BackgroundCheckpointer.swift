@@ -14,12 +14,15 @@ public final class BackgroundCheckpointer: @unchecked Sendable {
     private var stopped = false
     private var finished = false
     private let interval: TimeInterval
+    private let ownWrites: OwnCommitFilter?
 
-    /// Opens a second connection to `path` and starts the thread.
-    public init(path: String, busyTimeoutMilliseconds: Int, interval: TimeInterval = 1) throws {
+    /// Opens a second connection to `path` and starts the thread. `ownWrites` hears of each
+    /// checkpoint, so that a watcher of the files does not take them for another process's.
+    public init(path: String, busyTimeoutMilliseconds: Int, interval: TimeInterval = 1, ownWrites: OwnCommitFilter? = nil) throws {
         let db = try Database(path: path, mode: .init(readOnly: false, create: false))
         db.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
         self.interval = interval
+        self.ownWrites = ownWrites
         // The connection moves to the thread and is used there only.
         let owned = OwnedConnection(db: db)
         let thread = Thread { [self] in run(owned.db) }
@@ -64,7 +67,9 @@ public final class BackgroundCheckpointer: @unchecked Sendable {
             pendingCommits = false
             condition.unlock()
             // A failed checkpoint (e.g. busy) is retried after the next commit.
+            ownWrites?.checkpointWillBegin()
             _ = try? db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            ownWrites?.checkpointDidEnd()
             condition.lock()
         }
     }

@@ -16,11 +16,29 @@ import Glibc
 /// must look for other writers (`PRAGMA data_version`) after each commit.
 ///
 /// Without a readable `-shm` file (another VFS, exclusive locking) every change is foreign.
+///
+/// A watcher can also stop looking while the process writes (`onOwnWrites`): the writer's
+/// commits and the checkpointer's checkpoints (`checkpointWillBegin()`, `checkpointDidEnd()`)
+/// are then not seen at all, and the watcher hears when the last of them ends whether another
+/// process may have committed meanwhile (a checkpoint does not hold the write lock).
 public final class OwnCommitFilter: Sendable {
     private struct State {
         var committing = false
         var headerAfterOwnCommit: [UInt8]?
         var descriptor: Int32 = -1
+        /// Commits and checkpoints of this process under way.
+        var ownWrites = 0
+        var onOwnWrites: (@Sendable (OwnWrites) -> Void)?
+    }
+
+    /// What `onOwnWrites` hears.
+    public enum OwnWrites: Sendable {
+        /// The process begins writing the database's files: stop looking.
+        case began
+        /// The process's writes have ended; `foreignCommitPossible` when the wal-index header
+        /// is not the one the last own commit left (another process committed meanwhile, or
+        /// before with no own commit since).
+        case ended(foreignCommitPossible: Bool)
     }
 
     private let state = Mutex(State())
@@ -37,7 +55,10 @@ public final class OwnCommitFilter: Sendable {
 
     /// The writer is about to commit.
     public func commitWillBegin() {
-        state.withLock { $0.committing = true }
+        state.withLock { state in
+            state.committing = true
+            Self.ownWritesBegin(&state)
+        }
     }
 
     /// The writer's commit has ended (committed or not).
@@ -45,7 +66,37 @@ public final class OwnCommitFilter: Sendable {
         state.withLock { state in
             state.headerAfterOwnCommit = Self.header(&state, path: indexPath)
             state.committing = false
+            ownWritesEnd(&state)
         }
+    }
+
+    /// A checkpoint of this process's is about to write the database file.
+    public func checkpointWillBegin() {
+        state.withLock { Self.ownWritesBegin(&$0) }
+    }
+
+    /// The checkpoint has ended.
+    public func checkpointDidEnd() {
+        state.withLock { ownWritesEnd(&$0) }
+    }
+
+    /// Calls `handler` (under this filter's lock, so it must not call back into the filter)
+    /// when the process begins writing and when its last write ends; nil stops the calls. Set
+    /// while writes are under way, `handler` hears first of their end.
+    public func onOwnWrites(_ handler: (@Sendable (OwnWrites) -> Void)?) {
+        state.withLock { $0.onOwnWrites = handler }
+    }
+
+    private static func ownWritesBegin(_ state: inout State) {
+        state.ownWrites += 1
+        if state.ownWrites == 1 { state.onOwnWrites?(.began) }
+    }
+
+    private func ownWritesEnd(_ state: inout State) {
+        state.ownWrites -= 1
+        guard state.ownWrites == 0, let handler = state.onOwnWrites else { return }
+        let own = state.headerAfterOwnCommit
+        handler(.ended(foreignCommitPossible: own == nil || Self.header(&state, path: indexPath) != own))
     }
 
     /// Whether a change to the database's files just seen may be another process's commit.

@@ -72,10 +72,10 @@ import Glibc
         #expect(!daemon.stderr.contains("gone"))
     }
 
-    /// The `watcherWakes` figure of the daemon's closing log line.
-    static func watcherWakes(_ stderr: String) -> Int? {
-        guard let range = stderr.range(of: #"watcherWakes=\d+"#, options: .regularExpression) else { return nil }
-        return Int(stderr[range].dropFirst("watcherWakes=".count))
+    /// A figure of the daemon's closing log line (`watcherWakes`, `watcherThreadWakes`).
+    static func closingFigure(_ key: String, in stderr: String) -> Int? {
+        guard let range = stderr.range(of: #"\b"# + key + #"=\d+"#, options: .regularExpression) else { return nil }
+        return Int(stderr[range].dropFirst(key.count + 1))
     }
 
     @Test func theDaemonIsNotWokenByItsOwnWritesButIsByAnotherProcesss() throws {
@@ -97,8 +97,12 @@ import Glibc
         _ = try FeedMirror.settle([mirror], daemon: daemon)
         #expect(mirror.rows.first?.id == "other")
         #expect(try daemon.shutDown() == .exited(0))
-        let wakes = Self.watcherWakes(daemon.stderr)
+        let wakes = Self.closingFigure("watcherWakes", in: daemon.stderr)
         // The foreign write, and at most a few for the daemon's own change-log bookkeeping.
         #expect(wakes.map { (1...4).contains($0) } == true, "watcherWakes \(wakes.map(String.init) ?? "not logged")")
+        // The 60 commits and their checkpoints are not even watched: the watcher's thread woke
+        // for the other process's write and the daemon's start and stop, not once a commit.
+        let threadWakes = Self.closingFigure("watcherThreadWakes", in: daemon.stderr)
+        #expect(threadWakes.map { (1...12).contains($0) } == true, "watcherThreadWakes \(threadWakes.map(String.init) ?? "not logged")")
     }
 }
