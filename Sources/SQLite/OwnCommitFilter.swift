@@ -66,7 +66,8 @@ public final class OwnCommitFilter: Sendable {
         state.withLock { state in
             state.headerAfterOwnCommit = Self.header(&state, path: indexPath)
             state.committing = false
-            ownWritesEnd(&state)
+            // The header was just read: it is the own commit's, unless it could not be read.
+            Self.ownWritesEnd(&state) { $0.headerAfterOwnCommit == nil }
         }
     }
 
@@ -77,7 +78,12 @@ public final class OwnCommitFilter: Sendable {
 
     /// The checkpoint has ended.
     public func checkpointDidEnd() {
-        state.withLock { ownWritesEnd(&$0) }
+        state.withLock { state in
+            Self.ownWritesEnd(&state) { [indexPath] state in
+                let own = state.headerAfterOwnCommit
+                return own == nil || Self.header(&state, path: indexPath) != own
+            }
+        }
     }
 
     /// Calls `handler` (under this filter's lock, so it must not call back into the filter)
@@ -92,11 +98,11 @@ public final class OwnCommitFilter: Sendable {
         if state.ownWrites == 1 { state.onOwnWrites?(.began) }
     }
 
-    private func ownWritesEnd(_ state: inout State) {
+    /// `foreignCommitPossible` is asked only when the last own write ends and a handler listens.
+    private static func ownWritesEnd(_ state: inout State, foreignCommitPossible: (inout State) -> Bool) {
         state.ownWrites -= 1
         guard state.ownWrites == 0, let handler = state.onOwnWrites else { return }
-        let own = state.headerAfterOwnCommit
-        handler(.ended(foreignCommitPossible: own == nil || Self.header(&state, path: indexPath) != own))
+        handler(.ended(foreignCommitPossible: foreignCommitPossible(&state)))
     }
 
     /// Whether a change to the database's files just seen may be another process's commit.
