@@ -25,13 +25,11 @@ final class DatabaseWatcher: Sendable {
     /// `stop()` after the thread ended, so the write never meets a closed reader (no SIGPIPE).
     private let stopPipe: (read: Int32, write: Int32)
     private let finished = DispatchSemaphore(value: 0)
-    private let ownWrites: OwnCommitFilter
     /// How often the thread woke to read events (logged at exit).
     let wakes = Atomic<Int>(0)
 
-    private init(stopPipe: (read: Int32, write: Int32), ownWrites: OwnCommitFilter) {
+    private init(stopPipe: (read: Int32, write: Int32)) {
         self.stopPipe = stopPipe
-        self.ownWrites = ownWrites
     }
 
     /// Starts a thread that pushes `.databaseChanged` into `queue` for writes to the database's
@@ -62,7 +60,7 @@ final class DatabaseWatcher: Sendable {
         }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         let stopRead = ends[0]
-        let watcher = DatabaseWatcher(stopPipe: (ends[0], ends[1]), ownWrites: ownWrites)
+        let watcher = DatabaseWatcher(stopPipe: (ends[0], ends[1]))
         let finished = watcher.finished
         if watchesFiles {
             ownWrites.onOwnWrites { writes in
@@ -143,7 +141,6 @@ final class DatabaseWatcher: Sendable {
     /// Ends the watcher's thread and waits until it has closed its descriptors.
     func stop() {
         #if canImport(Glibc)
-        ownWrites.onOwnWrites(nil)
         var byte: UInt8 = 1
         _ = write(stopPipe.write, &byte, 1)
         finished.wait()
