@@ -30,17 +30,20 @@ import Testing
         let queue = InputQueue(capacityBytes: capacity)
         #expect(queue.push(.opened(SessionRecord(id: 1, identity: .trusted, output: DiscardedOutput()))))
         #expect(queue.push(.opened(SessionRecord(id: 2, identity: .trusted, output: DiscardedOutput()))))
+        _ = queue.takeAll(waitingAtMost: 1)  // the openings, before any byte of the large send
         let large = [UInt8](repeating: 0x20, count: 4 << 20)
         let sent = Thread { queue.push(.bytes(session: 1, large)) }
         sent.start()
         var taken = 0
         var rounds = 0
         var ackTakenAfter: Int?
-        _ = queue.takeAll(waitingAtMost: 1)  // the openings
-        while taken < large.count {
+        // Bytes lost or never sent end the loop after 30 idle rounds (30 s): a failure, not a hang.
+        var idleRounds = 0
+        while taken < large.count, idleRounds < 30 {
             if rounds == 1 { #expect(queue.push(.bytes(session: 2, Array("{}\n".utf8)))) }
             let round = queue.takeAll(waitingAtMost: 1)
             rounds += 1
+            idleRounds = round.isEmpty ? idleRounds + 1 : 0
             var bytes = 0
             for input in round {
                 guard case .bytes(let session, let piece) = input else { continue }
