@@ -20,13 +20,21 @@ public final class Gateway: Service, Sendable {
     public let options: GatewayOptions
     private let engine: ChatEngine
     private let logger: Logger
+    private let taskExecutor: (any TaskExecutor)?
     private let bound = Mutex<Int?>(nil)
     private let boundWaiters = Mutex<[CheckedContinuation<Int, Never>]>([])
 
-    public init(engine: ChatEngine, options: GatewayOptions, logger: Logger = Logger(label: "chatfeed.gateway")) {
+    /// A gateway in front of `engine`. The token checks of upgrades run in tasks of their own
+    /// on `taskExecutor` (nil: the global concurrent executor, as every other task of the
+    /// process); the rest runs on the server's event loops and in the task that runs the gateway.
+    public init(
+        engine: ChatEngine, options: GatewayOptions, logger: Logger = Logger(label: "chatfeed.gateway"),
+        taskExecutor: (any TaskExecutor)? = nil
+    ) {
         self.engine = engine
         self.options = options
         self.logger = logger
+        self.taskExecutor = taskExecutor
     }
 
     /// The port the gateway listens on, once it does (the chosen one when `options.port` is 0).
@@ -54,7 +62,7 @@ public final class Gateway: Service, Sendable {
         engine.observer = metrics
         let core = GatewayCore(
             engine: engine, options: options, tokens: await GatewayTokens(secret: options.tokenSecret),
-            logger: logger, metrics: metrics)
+            logger: logger, metrics: metrics, taskExecutor: taskExecutor)
         let router = GatewayRoutes(core: core).router()
         let app = Application(
             router: router,

@@ -46,19 +46,8 @@ struct GatewayChannel: ServerChildChannel, HTTPChannelHandler {
                 maxFrameSize: core.maxFrameBytes,
                 shouldUpgrade: { channel, head in
                     let promise = channel.eventLoop.makePromise(of: HTTPHeaders?.self)
-                    promise.completeWithTask {
-                        let address = channel.remoteAddress.map { "\($0)" } ?? "?"
-                        let result = await core.admit(uri: head.uri, headers: head.headers, address: address)
-                        decision.set(result)
-                        if case .success(let admission) = result {
-                            // The client left while its token was checked: no upgrade, no slot.
-                            guard channel.isActive else {
-                                admission.slot.release()
-                                return nil
-                            }
-                            return HTTPHeaders()
-                        }
-                        return nil
+                    Task(executorPreference: core.taskExecutor) {
+                        promise.succeed(await Self.decide(channel: channel, head: head, core: core, decision: decision))
                     }
                     return promise.futureResult
                 },
@@ -103,6 +92,23 @@ struct GatewayChannel: ServerChildChannel, HTTPChannelHandler {
             result.whenComplete { _ in requestDeadline.cancel() }
             return Value(upgradeResult: result, channel: channel, decision: decision)
         }
+    }
+
+    /// Admits or refuses an upgrade (`core.admit`), notes the outcome in `decision`, and returns
+    /// the upgrade's extra headers (nil: no upgrade).
+    private static func decide(
+        channel: any Channel, head: HTTPRequestHead, core: GatewayCore, decision: UpgradeDecision
+    ) async -> HTTPHeaders? {
+        let address = channel.remoteAddress.map { "\($0)" } ?? "?"
+        let result = await core.admit(uri: head.uri, headers: head.headers, address: address)
+        decision.set(result)
+        guard case .success(let admission) = result else { return nil }
+        // The client left while its token was checked: no upgrade, no slot.
+        guard channel.isActive else {
+            admission.slot.release()
+            return nil
+        }
+        return HTTPHeaders()
     }
 
     func handle(value: Value, logger: Logger) async {

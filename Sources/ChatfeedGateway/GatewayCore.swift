@@ -37,6 +37,8 @@ final class GatewayCore: Sendable {
     let tokens: GatewayTokens
     let logger: Logger
     let metrics: GatewayMetrics
+    /// Where the admissions' tasks run (nil: the global concurrent executor).
+    let taskExecutor: (any TaskExecutor)?
     /// The largest text message a client may send: the engine's line limit.
     var maxFrameBytes: Int { engine.options.maxLineBytes }
 
@@ -48,12 +50,16 @@ final class GatewayCore: Sendable {
     }
     private let state = Mutex(State())
 
-    init(engine: ChatEngine, options: GatewayOptions, tokens: GatewayTokens, logger: Logger, metrics: GatewayMetrics) {
+    init(
+        engine: ChatEngine, options: GatewayOptions, tokens: GatewayTokens, logger: Logger, metrics: GatewayMetrics,
+        taskExecutor: (any TaskExecutor)?
+    ) {
         self.engine = engine
         self.options = options
         self.tokens = tokens
         self.logger = logger
         self.metrics = metrics
+        self.taskExecutor = taskExecutor
     }
 
     var connectionCount: Int { state.withLock { $0.connections } }

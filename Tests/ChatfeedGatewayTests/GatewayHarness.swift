@@ -53,9 +53,10 @@ final class GatewayHarness: @unchecked Sendable {
     private static func start(engine: ChatEngine, options: GatewayOptions, logger: Logger) async
         -> (Gateway, ServiceGroup, Task<Void, any Error>, Int)
     {
-        let gateway = Gateway(engine: engine, options: options, logger: logger)
+        let gateway = Gateway(engine: engine, options: options, logger: logger, taskExecutor: DedicatedExecutor.shared)
         let group = ServiceGroup(configuration: .init(services: [gateway], logger: logger))
-        // The server's tasks on threads of their own: a whole test run keeps the pool busy.
+        // The server's tasks, and its token checks, on threads of their own: a whole test run
+        // keeps the pool busy.
         let running = Task(executorPreference: DedicatedExecutor.shared) { try await group.run() }
         return (gateway, group, running, await gateway.boundPort())
     }
@@ -274,15 +275,18 @@ final class Inbox: Sendable {
         waiter?.resume(returning: nil)
     }
 
+    /// The next message, nil once finished; throws `TimedOut` after `timeout`, measured on a
+    /// Dispatch queue (not by a task, which would wait for the cooperative pool to fire).
     func next(timeout: Duration) async throws -> String? {
-        let timer = Task { [weak self] in
-            try await Task.sleep(for: timeout)
+        let timer = DispatchWorkItem { [weak self] in
             let waiter = self?.state.withLock { state in
                 defer { state.waiter = nil }
                 return state.waiter
             }
             waiter?.resume(throwing: TimedOut())
         }
+        let (seconds, attoseconds) = timeout.components
+        DispatchQueue.global().asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18, execute: timer)
         defer { timer.cancel() }
         return try await withCheckedThrowingContinuation { waiter in
             let now: String?? = state.withLock { state in

@@ -1,6 +1,7 @@
 import ChatfeedGateway
 import Foundation
 import Testing
+import TestSupport
 
 extension GatewaySuites {
     /// Connections that never finish their upgrade request: they neither hold the server's
@@ -47,6 +48,22 @@ extension GatewaySuites {
             #expect(answer?.opcode == 0xA, "a pong")
             #expect(answer?.payload == Array("are you there".utf8))
             try await harness.stop()
+        }
+
+        /// An upgrade's token check runs on the gateway's `taskExecutor`: a gateway given threads
+        /// of its own answers while every thread of the cooperative pool is busy (in a whole test
+        /// run, with the synchronous tests: a CLI test's upgrade once waited more than 10 s so).
+        @Test(.hangGuard) func anUpgradeIsAnsweredWhileEveryThreadOfTheCooperativePoolIsBusy() async throws {
+            try await withTaskExecutorPreference(DedicatedExecutor.shared) {
+                let harness = try await GatewayHarness()
+                let token = try await harness.token("me")
+                let occupation = await CooperativePoolOccupation.occupy()
+                let answer = try await RawHTTP.ping(
+                    port: harness.port, "/v1/feed", headers: ["Authorization": "Bearer \(token)"], payload: Array("busy".utf8))
+                #expect(occupation.release(), "the pool was given back before the answer")
+                #expect(answer?.opcode == 0xA, "no upgrade while the pool was busy")
+                try await harness.stop()
+            }
         }
 
         static let partialRequest = "GET /v1/feed HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"

@@ -26,16 +26,16 @@ extension GatewaySuites {
             let harness = try await GatewayHarness()
             let secretFile = harness.directory.path("token.secret")
             try Data(GatewayHarness.secret).write(to: URL(fileURLWithPath: secretFile))
-            let minted = try BuiltExecutable.run("chatfeed", ["token", "--user", "me", "--ttl", "10m", "--secret-file", secretFile])
+            let minted = try await BuiltExecutable.run("chatfeed", ["token", "--user", "me", "--ttl", "10m", "--secret-file", secretFile])
             #expect(minted.status == 0, "\(minted.stderr)")
             let token = minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
             #expect(try await harness.tokens.verify(token) == "me")
             let socket = try await TestSocket.connect(url: harness.url, token: token, logger: harness.logger)
             _ = try await socket.result("chat.create", ["chat": "hello", "title": "Hello from the gateway", "createdAt": 1])
-            let badTTL = try BuiltExecutable.run("chatfeed", ["token", "--user", "me", "--ttl", "soon", "--secret-file", secretFile])
+            let badTTL = try await BuiltExecutable.run("chatfeed", ["token", "--user", "me", "--ttl", "soon", "--secret-file", secretFile])
             #expect(badTTL.status == 1 && badTTL.stderr.contains("--ttl 'soon'"), "\(badTTL.stderr)")
 
-            let watched = try BuiltExecutable.run("chatfeed", ["watch", "--url", harness.url, "--token", token, "--duration", "2"])
+            let watched = try await BuiltExecutable.run("chatfeed", ["watch", "--url", harness.url, "--token", token, "--duration", "2"])
             #expect(watched.status == 0, "\(watched.stderr)")
             #expect(watched.stdout.contains("Hello from the gateway"), "\(watched.stdout.suffix(2_000))")
             try await harness.stop()
@@ -78,7 +78,7 @@ extension GatewaySuites {
                 Thread { done.resume(returning: child.waitForExit(timeout: 30)) }.start()
             }
             #expect(status == 0, "\(child.stderrTail())")
-            let listed = try BuiltExecutable.run("chatfeed", ["chats", "--json", "--database", directory.path("d.sqlite")])
+            let listed = try await BuiltExecutable.run("chatfeed", ["chats", "--json", "--database", directory.path("d.sqlite")])
             #expect(listed.stdout.contains(#""id":"a""#))
         }
     }

@@ -30,6 +30,21 @@ public enum BuiltExecutable {
         try run(executable: path(name), arguments, stdin: stdin, timeout: timeout)
     }
 
+    /// Runs `name` like `run(_:_:stdin:timeout:)`, waiting on a thread of its own: an
+    /// asynchronous test keeps its thread of the cooperative pool free meanwhile. (The pool has
+    /// two threads on a 2-core machine; a test that blocks one while the other is busy with a
+    /// synchronous test leaves none to an in-process gateway that the child talks to.)
+    public static func run(
+        _ name: String, _ arguments: [String], stdin: String? = nil, timeout: TimeInterval = 60
+    ) async throws -> Outcome {
+        let executable = path(name)
+        return try await withCheckedThrowingContinuation { done in
+            Thread {
+                done.resume(with: Result { try run(executable: executable, arguments, stdin: stdin, timeout: timeout) })
+            }.start()
+        }
+    }
+
     /// Runs the program at `executable` like `run(_:_:stdin:timeout:)`.
     public static func run(
         executable: String, _ arguments: [String], stdin: String? = nil, timeout: TimeInterval = 60
