@@ -76,13 +76,7 @@ final class GatewayHarness: @unchecked Sendable {
         await group.triggerGracefulShutdown()
         try await running.value
         engine.stop()
-        await Self.waitOffPool { [engine] in engine.waitUntilStopped() }
-    }
-
-    static func waitOffPool(_ body: @escaping @Sendable () -> Void) async {
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            Thread { body(); done.resume() }.start()
-        }
+        await offPool { [engine] in engine.waitUntilStopped() }
     }
 
     func token(_ user: String, ttl: TimeInterval = 3600) async throws -> String {

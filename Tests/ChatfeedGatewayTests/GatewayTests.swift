@@ -278,7 +278,7 @@ extension GatewaySuites {
             let listed = try JSONValue(parsing: try #require(await lines.next()))
             #expect(listed["result"]?["total"] == .integer(3))
             engine.stop()
-            await GatewayHarness.waitOffPool { engine.waitUntilStopped() }
+            await offPool { engine.waitUntilStopped() }
         }
 
         // MARK: Flow control

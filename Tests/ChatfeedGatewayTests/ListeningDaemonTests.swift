@@ -74,9 +74,7 @@ extension GatewaySuites {
             #expect(child.killIfRunning(SIGTERM))
             while try await socket.next() != nil {}
             #expect(try await socket.closeFrame()?.closeCode == WebSocketErrorCode(codeNumber: 1012))
-            let status = await withCheckedContinuation { done in
-                Thread { done.resume(returning: child.waitForExit(timeout: 30)) }.start()
-            }
+            let status = await offPool { child.waitForExit(timeout: 30) }
             #expect(status == 0, "\(child.stderrTail())")
             let listed = try await BuiltExecutable.run("chatfeed", ["chats", "--json", "--database", directory.path("d.sqlite")])
             #expect(listed.stdout.contains(#""id":"a""#))

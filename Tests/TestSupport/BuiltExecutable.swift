@@ -38,11 +38,7 @@ public enum BuiltExecutable {
         _ name: String, _ arguments: [String], stdin: String? = nil, timeout: TimeInterval = 60
     ) async throws -> Outcome {
         let executable = path(name)
-        return try await withCheckedThrowingContinuation { done in
-            Thread {
-                done.resume(with: Result { try run(executable: executable, arguments, stdin: stdin, timeout: timeout) })
-            }.start()
-        }
+        return try await offPool { try run(executable: executable, arguments, stdin: stdin, timeout: timeout) }
     }
 
     /// Runs the program at `executable` like `run(_:_:stdin:timeout:)`.

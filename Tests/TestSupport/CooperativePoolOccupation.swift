@@ -27,12 +27,7 @@ public final class CooperativePoolOccupation: Sendable {
         }
         DispatchQueue.global().asyncAfter(deadline: .now() + limit) { _ = occupation.release() }
         // Waited for on a thread of its own: the caller's may be one of the pool's.
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            Thread {
-                for _ in 0..<threads { started.wait() }
-                done.resume()
-            }.start()
-        }
+        await offPool { for _ in 0..<threads { started.wait() } }
         return occupation
     }
 

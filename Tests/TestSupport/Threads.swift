@@ -13,3 +13,18 @@ public func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
     }
     done.wait()
 }
+
+/// Runs `body` on a thread of its own and returns its result: a blocking wait (a child process,
+/// a semaphore, an engine's stop) that keeps the caller's thread of the cooperative pool free.
+public func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { done in
+        Thread { done.resume(with: Result { try body() }) }.start()
+    }
+}
+
+/// `offPool` for a body that cannot fail.
+public func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { done in
+        Thread { done.resume(returning: body()) }.start()
+    }
+}
