@@ -445,9 +445,14 @@ final class Engine: @unchecked Sendable {
             queueWrite(id: request.id, method: request.method, .success(event), from: session)
             return
         }
-        // Reads see every write before them, this process's and others'.
-        commitPendingWrites()
-        lookForOtherWriters()
+        // Reads see every write before them, this process's and others'. An ack sent as a
+        // notification reads nothing and answers nothing: the writes before it stay pending, in
+        // one group with those after it, and the batch it releases (of committed writes only)
+        // goes out when that group begins.
+        if case .ack = command, request.isNotification {} else {
+            commitPendingWrites()
+            lookForOtherWriters()
+        }
         do {
             let (result, released) = try answer(command, as: user, from: session)
             if let id = request.id {
@@ -611,6 +616,9 @@ final class Engine: @unchecked Sendable {
     /// `groupCommitMaxMilliseconds` (each answered and sent before the next begins).
     func commitPendingWrites() {
         guard !pendingWrites.isEmpty else { return }
+        // What is enqueued shows committed writes only (the pending ones are answered after
+        // their commit): out before the group's commit and its sync, not after.
+        flushUnflushed()
         var writes = pendingWrites[...]
         pendingWrites.removeAll(keepingCapacity: true)
         pendingRemovals = 0

@@ -200,35 +200,3 @@ import WireProtocol
         _ = try await eve.result("server.version")
     }
 }
-
-/// Counts group commits, and holds the engine thread in the first one after `hold()` until
-/// `release()`.
-private final class HoldingObserver: EngineObserver, @unchecked Sendable {
-    private let state = Mutex<(armed: Bool, groups: [Int])>((false, []))
-    private let holding = DispatchSemaphore(value: 0)
-    private let released = DispatchSemaphore(value: 0)
-
-    var groups: [Int] { state.withLock { $0.groups } }
-
-    func hold() { state.withLock { $0.armed = true } }
-    func release() { released.signal() }
-
-    func waitUntilHolding() async {
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            Thread { [holding] in holding.wait(); done.resume() }.start()
-        }
-    }
-
-    func groupCommitted(writes: Int, duration: Duration) {
-        let armed = state.withLock { state in
-            defer { state.armed = false }
-            if state.armed { state.groups = [] }
-            state.groups.append(writes)
-            return state.armed
-        }
-        if armed {
-            holding.signal()
-            released.wait()
-        }
-    }
-}

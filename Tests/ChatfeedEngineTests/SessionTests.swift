@@ -59,6 +59,56 @@ import WireProtocol
         #expect(!widget.session.send(SessionClient.line(id: 9, "server.stats")))
     }
 
+    /// An ack sent as a notification commits nothing: the writes before it stay in one group with
+    /// those after it, and the batch it releases (of writes committed before) goes out before
+    /// that group's commit and sync, not after them (docs/PROTOCOL.md, Flow control and acks).
+    @Test func anAckNotificationReleasesItsBatchBeforeTheNextGroupCommits() async throws {
+        let directory = try TemporaryDirectory()
+        let engine = try Self.engine(directory)
+        defer { engine.stop(); engine.waitUntilStopped() }
+        let client = SessionClient(engine.openInProcessSession())
+        let subscribed = try await client.result("feed.subscribe", ["maxInFlight": 1])
+        let subscription = try #require(subscribed["subscription"]?.stringValue)
+        _ = try await client.result("chat.create", ["chat": "a", "title": "A", "createdAt": 1000])
+        #expect(try await client.nextNotification()["params"]?["seq"] == .integer(1))
+        func post(_ id: Int, _ message: String) -> [UInt8] {
+            SessionClient.line(id: id, "message.post", [
+                "chat": "a", "id": .string(message), "sender": "me", "text": "hi", "sentAt": .integer(Int64(1000 + id)),
+            ])
+        }
+        // m1 commits while batch 1 is unacked, so its change is held; the engine thread waits in
+        // m1's group commit while the next three lines arrive, to be handled in one round, and
+        // then in that round's group commit, after its COMMIT, before it answers.
+        let observer = HoldingObserver()
+        engine.observer = observer
+        defer { observer.release() }  // a failure does not leave the engine thread waiting
+        observer.hold()
+        #expect(client.session.send(post(1, "m1")))
+        await observer.waitUntilHolding()
+        #expect(client.session.send(
+            post(2, "m2") + SessionClient.line(id: nil, "feed.ack", ["subscription": .string(subscription), "seq": 1])
+                + post(3, "m3")))
+        observer.hold()
+        observer.release()
+        func nextLine() async throws -> JSONValue { try JSONValue(parsing: try #require(try await client.nextLine())) }
+        #expect(try await nextLine()["id"] == .integer(1))
+        // The batch the ack released is out before m2's and m3's commit ends.
+        let released = try await nextLine()
+        #expect(released["method"] == "feed.batch")
+        #expect(released["params"]?["seq"] == .integer(2))
+        #expect(released["params"]?["updates"]?.arrayValue?.first?["chat"]?["lastMessage"]?["id"] == .string("m1"), "\(released)")
+        await observer.waitUntilHolding()
+        #expect(observer.groups == [2])
+        observer.release()
+        #expect(try await nextLine()["id"] == .integer(2))
+        #expect(try await nextLine()["id"] == .integer(3))
+        // m2 and m3 are in the next batch, after its ack.
+        #expect(client.session.send(SessionClient.line(id: nil, "feed.ack", ["subscription": .string(subscription), "seq": 2])))
+        let next = try await client.nextNotification()["params"]
+        #expect(next?["seq"] == .integer(3))
+        #expect(next?["updates"]?.arrayValue?.first?["chat"]?["lastMessage"]?["id"] == .string("m3"), "\(client.notifications)")
+    }
+
     @Test func serverVersion() async throws {
         let directory = try TemporaryDirectory()
         let engine = try Self.engine(directory)
