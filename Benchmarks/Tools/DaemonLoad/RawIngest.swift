@@ -30,6 +30,12 @@ struct RawIngestOptions {
     /// SQLite's memory statistics (`SQLITE_CONFIG_MEMSTATUS`, on by default; `chatfeedd` turns
     /// them off).
     var memoryStatistics = true
+    /// Posts per second, paced as `ingest --rate` paces them: 0 writes them as fast as SQLite
+    /// takes them in transactions of `group`. Paced, each transaction holds the posts that are due
+    /// when the last one ends (at most `group`): the daemon's group commit, without the daemon.
+    var rate: Double = 0
+    /// Paced runs stop after this many seconds (or `posts`).
+    var durationSeconds: Double = 10
 }
 
 struct RawIngestResult {
@@ -41,6 +47,10 @@ struct RawIngestResult {
     var writeCallBytes = 0
     /// Bytes the closing TRUNCATE checkpoint wrote (not in `writtenBytes`).
     var finalCheckpointBytes = 0
+    /// Paced runs: milliseconds from each post's due time to the end of its transaction's COMMIT.
+    var commitLatency = Percentiles([])
+    /// CPU seconds of this process during the posts.
+    var cpuSeconds = 0.0
 }
 
 /// write_bytes of /proc/self/io: bytes this process caused to be sent to the storage layer.
@@ -128,10 +138,9 @@ func runRawIngest(_ o: RawIngestOptions, run: Int) throws -> RawIngestResult {
     var result = RawIngestResult()
     let bytesStart = selfWriteBytes()
     let callsStart = selfWriteBytes("wchar")
+    let cpuStart = clientCPUSeconds()
     let start = nowNanoseconds()
-    var inGroup = 0
-    for i in 0..<o.posts {
-        if inGroup == 0 { try step(begin) }
+    func write(_ i: Int) throws {
         let chat = DataSet.chatID(chatOfPost[i])
         let id = "m\(i)", sender = "user\(i % 997)", text = DataSet.text(i)
         let sentAt = DataSet.postBase + Int64(i)
@@ -156,17 +165,48 @@ func runRawIngest(_ o: RawIngestOptions, run: Int) throws -> RawIngestResult {
         bind(postToMembers, 2, sender)
         sqlite3_bind_int64(postToMembers, 3, sentAt)
         try step(postToMembers)
-        inGroup += 1
-        if inGroup == o.group || i == o.posts - 1 {
+    }
+    if o.rate > 0 {
+        // Paced: post i is due at start + i / rate; each transaction takes every post due when
+        // the last one ended (at most `group`), as the daemon's group commit does.
+        let posts = min(o.posts, Int(o.rate * o.durationSeconds))
+        func due(_ i: Int) -> UInt64 { start + UInt64(Double(i) * 1e9 / o.rate) }
+        var latencies: [Double] = []
+        latencies.reserveCapacity(posts)
+        var next = 0
+        while next < posts {
+            let now = nowNanoseconds()
+            if due(next) > now { sleepNanoseconds(due(next) - now); continue }
+            var end = next + 1
+            while end < posts && end - next < o.group && due(end) <= now { end += 1 }
+            try step(begin)
+            for i in next..<end { try write(i) }
             try step(commit)
+            let committed = nowNanoseconds()
+            for i in next..<end { latencies.append(Double(committed - due(i)) / 1e6) }
             result.commits += 1
-            inGroup = 0
+            next = end
         }
+        result.posts = posts
+        result.commitLatency = Percentiles(latencies)
+    } else {
+        var inGroup = 0
+        for i in 0..<o.posts {
+            if inGroup == 0 { try step(begin) }
+            try write(i)
+            inGroup += 1
+            if inGroup == o.group || i == o.posts - 1 {
+                try step(commit)
+                result.commits += 1
+                inGroup = 0
+            }
+        }
+        result.posts = o.posts
     }
     result.seconds = Double(nowNanoseconds() - start) / 1e9
     result.writtenBytes = selfWriteBytes() - bytesStart
     result.writeCallBytes = selfWriteBytes("wchar") - callsStart
-    result.posts = o.posts
+    result.cpuSeconds = clientCPUSeconds() - cpuStart
     let beforeFinal = selfWriteBytes()
     try check(sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nil, nil, nil))
     result.finalCheckpointBytes = selfWriteBytes() - beforeFinal
@@ -178,6 +218,15 @@ func printRawIngest(_ r: RawIngestResult, options o: RawIngestOptions, run: Int)
         run \(run): \(grouped(r.posts)) posts in \(grouped(r.commits)) transactions of \(o.group) in \(format(r.seconds, 2)) s \
         (\(grouped(Int(Double(r.posts) / r.seconds))) posts/s); wrote \(grouped(r.writtenBytes / 1024)) KiB: \
         \(grouped(r.writtenBytes / max(r.posts, 1))) bytes/post (write_bytes; \(grouped(r.writeCallBytes / max(r.posts, 1))) through write calls), then \(grouped(r.finalCheckpointBytes / 1024)) KiB \
-        for the closing TRUNCATE checkpoint
+        for the closing TRUNCATE checkpoint; \(format(r.cpuSeconds / Double(max(r.posts, 1)) * 1e6, 1)) µs CPU per post
         """)
+    if o.rate > 0 {
+        let p = r.commitLatency
+        print("""
+              paced at \(grouped(Int(o.rate)))/s: \(format(Double(r.posts) / Double(max(r.commits, 1)), 1)) posts per transaction; \
+            due→committed p50 \(format(p.percentile(50))) ms  p90 \(format(p.percentile(90))) ms  \
+            p99 \(format(p.percentile(99))) ms  max \(format(p.max)) ms
+            """)
+    }
 }
+

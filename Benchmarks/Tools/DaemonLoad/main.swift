@@ -23,6 +23,7 @@ let usage = """
                              [--database PATH] [--reuse-database] [--daemon PATH] [--config FILE] [--log-level L]
                              [--cli-writers N (processes running `chatfeed send` meanwhile)] [--cli PATH]
            DaemonLoad raw [--chats 10000] [--messages-per-chat 1] [--posts 100000] [--group 400] [--runs 1] [--seed 1]
+                          [--rate POSTS_PER_S (0: unpaced)] [--duration 10]
                           [--autocheckpoint PAGES (1000)] [--durability full|normal] [--database PATH]
                           [--page-size BYTES (VACUUM first)] [--prepare-sql SQL (run before the posts)]
                           [--memstatus on|off (SQLite's memory statistics; chatfeedd turns them off)]
@@ -46,6 +47,8 @@ let usage = """
       latency from each post's write to its response and to the first notification that shows it.
     raw: the baseline of ingest's bytes written per post: the same posts written into the same prepared
       database by raw libsqlite3 calls in transactions of --group posts, SQLite checkpointing by itself.
+      With --rate, paced as ingest --rate: each transaction takes the posts due when the last one ended
+      (at most --group); the latency from each post's due time to its COMMIT's end is reported.
     fanout: for each M of --members, a database of M users who are all members of one chat; chatfeedd
       on it with every member subscribed to their main list (maxInFlight 0); posts from each member in
       turn, --group at a time, each group's batches awaited before the next: member-list batches per
@@ -165,6 +168,8 @@ do {
             case "--messages-per-chat": o.messagesPerChat = options.int()
             case "--posts": o.posts = options.int()
             case "--group": o.group = max(1, options.int())
+            case "--rate": o.rate = options.double()
+            case "--duration": o.durationSeconds = options.double()
             case "--runs": o.runs = max(1, options.int())
             case "--seed": o.seed = UInt64(options.int())
             case "--autocheckpoint": o.autoCheckpointPages = options.int()
@@ -183,7 +188,7 @@ do {
         }
         // Before this process first uses SQLite (the database is prepared through it).
         if !o.memoryStatistics, !SQLiteLibrary.disableMemoryStatistics() { fail("--memstatus off: SQLite was already in use") }
-        print("raw: \(grouped(o.chats)) chats, \(grouped(o.posts)) posts for random chats, transactions of \(o.group), wal_autocheckpoint \(o.autoCheckpointPages), durability \(o.durability), memstatus \(o.memoryStatistics ? "on" : "off")")
+        print("raw: \(grouped(o.chats)) chats, \(o.rate > 0 ? "paced at \(grouped(Int(o.rate)))/s for \(format(o.durationSeconds, 0)) s" : "\(grouped(o.posts)) posts") for random chats, transactions of \(o.rate > 0 ? "at most " : "")\(o.group), wal_autocheckpoint \(o.autoCheckpointPages), durability \(o.durability), memstatus \(o.memoryStatistics ? "on" : "off")")
         var bytes: [Double] = []
         for run in 1...o.runs {
             let result = try runRawIngest(o, run: run)
