@@ -215,7 +215,7 @@ func runRawIngest(_ o: RawIngestOptions, run: Int) throws -> RawIngestResult {
 
 func printRawIngest(_ r: RawIngestResult, options o: RawIngestOptions, run: Int) {
     print("""
-        run \(run): \(grouped(r.posts)) posts in \(grouped(r.commits)) transactions of \(o.group) in \(format(r.seconds, 2)) s \
+        run \(run): \(grouped(r.posts)) posts in \(grouped(r.commits)) transactions of \(o.rate > 0 ? "at most " : "")\(o.group) in \(format(r.seconds, 2)) s \
         (\(grouped(Int(Double(r.posts) / r.seconds))) posts/s); wrote \(grouped(r.writtenBytes / 1024)) KiB: \
         \(grouped(r.writtenBytes / max(r.posts, 1))) bytes/post (write_bytes; \(grouped(r.writeCallBytes / max(r.posts, 1))) through write calls), then \(grouped(r.finalCheckpointBytes / 1024)) KiB \
         for the closing TRUNCATE checkpoint; \(format(r.cpuSeconds / Double(max(r.posts, 1)) * 1e6, 1)) µs CPU per post
@@ -229,4 +229,3 @@ func printRawIngest(_ r: RawIngestResult, options o: RawIngestOptions, run: Int)
             """)
     }
 }
-
