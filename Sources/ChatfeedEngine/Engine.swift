@@ -449,7 +449,8 @@ final class Engine: @unchecked Sendable {
         // notification reads nothing and answers nothing: the writes before it stay pending, in
         // one group with those after it, and the batch it releases (of committed writes only)
         // goes out when that group begins.
-        if case .ack = command, request.isNotification {} else {
+        let isRead = if case .ack = command { !request.isNotification } else { true }
+        if isRead {
             commitPendingWrites()
             lookForOtherWriters()
         }
