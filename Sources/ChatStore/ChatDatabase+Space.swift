@@ -29,9 +29,28 @@ extension ChatDatabase {
         }
     }
 
+    /// How many times its usual largest size a `-wal` file may grow before a write empties the
+    /// log (`escapedLogBytes`).
+    static let escapedLogFactor: Int64 = 4
+
+    /// `escapedLogFactor` times the larger of the connection's automatic checkpoint point, in
+    /// bytes of log (`PRAGMA wal_autocheckpoint` pages, each with its frame header), and
+    /// `maxWriteAheadLogBytes`, the size every store leaves the file at: a `chatfeed` command's
+    /// store (1,000 pages) must not take the log of a daemon that checkpoints at 14,336 for an
+    /// escaped one. Nil when automatic checkpoints are off.
+    static func escapedLogBytes(_ db: Database) throws -> Int64? {
+        let pages = try db.cachedStatement("PRAGMA wal_autocheckpoint").fetchValue(Int64.self) ?? 0
+        guard pages > 0 else { return nil }
+        let pageSize = try db.cachedStatement("PRAGMA page_size").fetchValue(Int64.self) ?? 4096
+        return escapedLogFactor * max(pages * (pageSize + 24), maxWriteAheadLogBytes)
+    }
+
     /// Before a write: empties the write-ahead log into the database file when the disk runs low
-    /// (free space below the log's size and a reserve) or when the database and its log together
-    /// pass `maxDatabaseBytes`. Two `stat` calls when nothing is due.
+    /// (free space below the log's size and a reserve), when the database and its log together
+    /// pass `maxDatabaseBytes`, or when the `-wal` file is past `escapedLogBytes`: it grows that
+    /// large only while the log holds that much, which the automatic checkpoints are there to
+    /// prevent (a log of 230 MB–1 GB was seen under heavy load, `Benchmarks/Results/daemon.md`).
+    /// Two `stat` calls when nothing is due.
     func keepLogWithinSpace() {
         guard fileIdentity != nil, !options.readOnly else { return }
         var info = stat()
@@ -44,6 +63,7 @@ extension ChatDatabase {
         if !due, let free = Self.freeBytes(at: path), free < logBytes + Self.lowSpaceReserveBytes {
             due = true
         }
+        if !due, let bound = escapedLogBytes, logBytes > bound { due = true }
         // When it cannot complete (no room even for that, readers), the write goes ahead and
         // fails as storage full if it must. It does not wait for readers: the next write retries.
         guard due else { return }

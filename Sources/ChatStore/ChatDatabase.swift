@@ -33,6 +33,10 @@ public final class ChatDatabase {
     var lastReopenTry: ContinuousClock.Instant?
     /// How many times the store opened its file again (0 or 1).
     var reopenings = 0
+    /// The `-wal` file size past which the log has escaped its checkpoints and a write first
+    /// empties it (`keepLogWithinSpace()`); nil when automatic checkpoints are off. Set by the
+    /// store from its connection (tests lower it).
+    var escapedLogBytes: Int64?
 
     /// Opens the store at `path`, creating the file when it is missing and migrating its schema.
     /// Read-only, a database on read-only media (a read-only directory or mount, where SQLite
@@ -47,6 +51,7 @@ public final class ChatDatabase {
         do {
             (db, openedOnFullDisk) = try Self.open(path: path, options: options)
             statements = try PreparedStatements(db)
+            escapedLogBytes = try Self.escapedLogBytes(db)
         } catch let error as SQLiteError {
             throw Self.startUpError(error, path: path, options: options)
         }
@@ -88,6 +93,7 @@ public final class ChatDatabase {
         // The old statements are finalized before their connection closes.
         statements = prepared
         db = writable
+        escapedLogBytes = try? Self.escapedLogBytes(writable)
         openedOnFullDisk = false
         reopenings += 1
         return true

@@ -126,6 +126,41 @@ import Testing
         #expect(try test.store.apply(Self.posts(50, from: 100), lockLimit: .seconds(60)).count == 50)
     }
 
+    /// A log that grew far past its usual largest size (here while a reader held every
+    /// checkpoint back) is emptied by the next write once nothing holds it, not kept at its size.
+    @Test func aLogFarPastItsUsualSizeIsEmptiedByTheNextWrite() throws {
+        // The bound: four times the larger of the checkpoint point and the 64 MiB the file is
+        // left at, so that a command's store does not empty a daemon's log; off with checkpoints.
+        #expect(try TestStore().store.escapedLogBytes == 4 * ChatDatabase.maxWriteAheadLogBytes)
+        #expect(try TestStore(options: StoreOptions(autoCheckpointPages: 100_000)).store.escapedLogBytes
+            == 4 * 100_000 * (4096 + 24))
+        #expect(try TestStore(options: StoreOptions(autoCheckpointPages: 0)).store.escapedLogBytes == nil)
+        // A bound of a small log, so that the test writes little.
+        let test = try TestStore(options: StoreOptions(durability: .normal, autoCheckpointPages: 32))
+        let bound: Int64 = 4 * 32 * (4096 + 24)
+        test.store.escapedLogBytes = bound
+        try Self.setUp(test.store)
+        func walSize() throws -> Int64 {
+            (try FileManager.default.attributesOfItem(atPath: test.path + "-wal")[.size] as? NSNumber)?.int64Value ?? -1
+        }
+        let reader = try Database(path: test.path)
+        try reader.execute("BEGIN")
+        #expect(try reader.cachedStatement("SELECT COUNT(*) FROM message").fetchValue(Int.self) == 0)
+        let text = String(repeating: "x", count: 2000)
+        var posted = 0
+        while try walSize() <= 2 * bound {
+            for result in try test.store.apply(Self.posts(20, from: posted, text: text)) { _ = try result.get() }
+            posted += 20
+        }
+        // Held back by the reader, the log stays as it is.
+        for result in try test.store.apply(Self.posts(1, from: posted, text: text)) { _ = try result.get() }
+        #expect(try walSize() > 2 * bound)
+        try reader.execute("COMMIT")
+        for result in try test.store.apply(Self.posts(1, from: posted + 1)) { _ = try result.get() }
+        #expect(try walSize() < bound)
+        #expect(try test.store.stats().messages == posted + 2)
+    }
+
     @Test func aTruncatingCheckpointLeavesEverythingInTheMainFile() throws {
         let test = try TestStore()
         try Self.setUp(test.store)
