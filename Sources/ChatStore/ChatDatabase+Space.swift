@@ -23,10 +23,14 @@ extension ChatDatabase {
         if let bytes = options.maxDatabaseBytes { logLimit = min(logLimit, max(bytes / 4, 64 << 10)) }
         try db.execute("PRAGMA journal_size_limit = \(logLimit)")
         if options.maxDatabaseBytes != nil {
-            let pageSize = try db.cachedStatement("PRAGMA page_size").fetchValue(Int64.self) ?? 4096
-            let pages = max(Int(logLimit / max(pageSize, 512)), 16)
+            let pages = max(Int(logLimit / max(try pageSize(db), 512)), 16)
             try db.execute("PRAGMA wal_autocheckpoint = \(min(options.autoCheckpointPages ?? 1000, pages))")
         }
+    }
+
+    /// The connection's page size in bytes (`PRAGMA page_size`).
+    static func pageSize(_ db: Database) throws -> Int64 {
+        try db.cachedStatement("PRAGMA page_size").fetchValue(Int64.self) ?? 4096
     }
 
     /// How many times its usual largest size a `-wal` file may grow before a write empties the
@@ -41,8 +45,7 @@ extension ChatDatabase {
     static func escapedLogBytes(_ db: Database) throws -> Int64? {
         let pages = try db.cachedStatement("PRAGMA wal_autocheckpoint").fetchValue(Int64.self) ?? 0
         guard pages > 0 else { return nil }
-        let pageSize = try db.cachedStatement("PRAGMA page_size").fetchValue(Int64.self) ?? 4096
-        return escapedLogFactor * max(pages * (pageSize + 24), maxWriteAheadLogBytes)
+        return escapedLogFactor * max(pages * (try pageSize(db) + 24), maxWriteAheadLogBytes)
     }
 
     /// Before a write: empties the write-ahead log into the database file when the disk runs low

@@ -167,8 +167,7 @@ public final class ChatDatabase {
             try db.execute("PRAGMA cache_size = -\(max(cacheSizeKiB, 1))")
         }
         if let bytes = options.maxDatabaseBytes {
-            let pageSize = try db.cachedStatement("PRAGMA page_size").fetchValue(Int64.self) ?? 4096
-            try db.execute("PRAGMA max_page_count = \(max(bytes / max(pageSize, 512), 1))")
+            try db.execute("PRAGMA max_page_count = \(max(bytes / max(try pageSize(db), 512), 1))")
         }
         if options.readOnly {
             let version = try schemaVersion(db)

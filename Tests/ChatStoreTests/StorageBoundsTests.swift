@@ -140,9 +140,7 @@ import Testing
         let bound: Int64 = 4 * 32 * (4096 + 24)
         test.store.escapedLogBytes = bound
         try Self.setUp(test.store)
-        func walSize() throws -> Int64 {
-            (try FileManager.default.attributesOfItem(atPath: test.path + "-wal")[.size] as? NSNumber)?.int64Value ?? -1
-        }
+        func walSize() throws -> Int64 { Int64(try fileSize(test.path + "-wal")) }
         let reader = try Database(path: test.path)
         try reader.execute("BEGIN")
         #expect(try reader.cachedStatement("SELECT COUNT(*) FROM message").fetchValue(Int.self) == 0)
