@@ -96,5 +96,16 @@ let package = Package(
             ],
             path: "Tools/FeedProbe"
         ),
+        // The store's side of an ingest (posts in group commits and their catch-up read) without
+        // the daemon, for callgrind and perf (Tools/StoreProbe/main.swift says how).
+        .executableTarget(
+            name: "StoreProbe",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "ChatStore", package: "chatfeed"),
+                .product(name: "ChatModel", package: "chatfeed"),
+            ],
+            path: "Tools/StoreProbe"
+        ),
     ]
 )

@@ -1,5 +1,6 @@
 import ChatModel
 import Foundation
+import SQLite
 
 extension ChatDatabase {
     /// Applies one event in its own transaction. Throws `ChatError` when the event is refused
@@ -20,30 +21,54 @@ extension ChatDatabase {
         }
     }
 
-    /// Applies `events` in order in one transaction (group commit). Each event runs in a
-    /// savepoint, so a refused event is undone alone and its neighbours still apply. Throws only
-    /// when the transaction itself fails; then nothing is committed.
+    /// Applies `events` in order in one transaction (group commit). A refused event is undone
+    /// alone and its neighbours still apply. Throws only when the transaction itself fails; then
+    /// nothing is committed.
     ///
     /// With `lockLimit`, the transaction stops taking events once it has held the write lock that
     /// long (after one event at least) and commits: the results are then those of a prefix of
     /// `events`, and the caller applies the rest in another transaction, so that other processes'
     /// writers get the lock in between.
+    ///
+    /// Events run without a savepoint each: almost every refusal comes before its event writes
+    /// anything, and a savepoint copies each page an event touches into its journal first (10% of
+    /// the instructions of a post; Benchmarks/Results/store.md, 2026-11-29). When an event is
+    /// refused after a write, the transaction rolls back and the group is applied again with a
+    /// savepoint around each event, which undoes such an event alone.
     public func apply(
         _ events: [ChatEvent], lockLimit: Duration? = nil
     ) throws -> [Result<EventResult, ChatError>] {
         try checkCanWrite()
         keepLogWithinSpace()
-        return try mappingStorageErrors { try db.inTransaction(.immediate) {
+        return try mappingStorageErrors {
+            do {
+                return try applyGroup(events, lockLimit: lockLimit, savepoints: false)
+            } catch is RefusedAfterWriting {
+                return try applyGroup(events, lockLimit: lockLimit, savepoints: true)
+            }
+        }
+    }
+
+    /// An event of a group applied without savepoints was refused after it changed rows.
+    private struct RefusedAfterWriting: Error {}
+
+    private func applyGroup(
+        _ events: [ChatEvent], lockLimit: Duration?, savepoints: Bool
+    ) throws -> [Result<EventResult, ChatError>] {
+        try db.inTransaction(.immediate) {
             var results: [Result<EventResult, ChatError>] = []
             results.reserveCapacity(events.count)
             let clock = ContinuousClock()
             let deadline = lockLimit.map { clock.now.advanced(by: $0) }
             for event in events {
                 if let deadline, !results.isEmpty, clock.now >= deadline { break }
+                let changesBefore = db.totalChangedRowCount
                 do {
                     try event.validate()
-                    results.append(.success(try db.inSavepoint { try applyInTransaction(event) }))
+                    results.append(.success(try savepoints ? db.inSavepoint { try applyInGroup(event) } : applyInGroup(event)))
                 } catch let error as ChatError {
+                    // (A failed statement's rows are undone by SQLite and not counted.)
+                    if !savepoints, db.totalChangedRowCount != changesBefore { throw RefusedAfterWriting() }
                     results.append(.failure(error))
                 }
             }
@@ -53,7 +78,13 @@ extension ChatDatabase {
             // (only a deletion during the commit itself still goes unnoticed until the next write).
             try checkFileIdentity()
             return results
-        } }
+        }
+    }
+
+    private func applyInGroup(_ event: ChatEvent) throws -> EventResult {
+        let result = try applyInTransaction(event)
+        try afterEachEvent?(event)
+        return result
     }
 
     private func applyInTransaction(_ event: ChatEvent) throws -> EventResult {
@@ -286,43 +317,44 @@ extension ChatDatabase {
 
     /// Returns true when `message` repeats the first post of its id.
     ///
+    /// Reads no chat row: the insert finds a taken id (and, through the message's foreign key, a
+    /// missing chat), and the chat's last message moves by a conditional update.
+    ///
     /// - Complexity: O(M) rows written for M members, in four set-based statements.
     private func post(_ message: Message) throws -> Bool {
-        guard var shared = try fetchShared(id: message.chat) else {
-            if try fetchStoredMessage(id: message.id) != nil { return try isRepeatedPost(message) }
-            throw ChatError.notFound(kind: "chat", id: message.chat)
-        }
-        // The insert itself finds a taken id, so a fresh post costs no extra lookup.
-        try statements.insertMessage.execute(message.id, message.chat, message.sender, message.text, message.sentAt, message.editedAt)
-        if db.changedRowCount == 0 { return try isRepeatedPost(message) }
+        // A taken id inserts nothing (whether or not its chat still exists).
+        guard try insertMessage(message) else { return try isRepeatedPost(message) }
         let sequence = try logChange(chatID: message.chat, kind: .update)
-        let moved = Self.isLater(message, than: shared.lastMessage)
-        if moved {
-            shared.lastMessage = LastMessage(
-                id: message.id, sender: message.sender, text: message.text, sentAt: message.sentAt)
-            shared.lastMessageDate = message.sentAt
-            try updateShared(shared)
-        }
+        try statements.advanceLastMessage.execute(message.chat, message.id, message.sender, message.text, message.sentAt)
+        let moved = db.changedRowCount != 0
+        let lastMessageDate = moved ? message.sentAt : try existingShared(id: message.chat).lastMessageDate
         // The sender, when a member, has read the chat up to their own message.
-        if let old = try fetchChat(id: message.chat, user: message.sender) {
-            if old.unread != 0 || moved {
-                try db.cachedStatement("""
-                    UPDATE membership SET unread = 0, read_through = ?3, revision = ?3, last_message_date = ?4
-                    WHERE chat_id = ?1 AND user_id = ?2
-                    """).execute(message.chat, message.sender, sequence, shared.lastMessageDate)
-                var read = old
-                read.unread = 0
+        if let sender = try statements.fetchMemberState.fetchOne(message.chat, message.sender, decode: {
+            (unread: $0[0] as Int64, list: $0[1] as ChatList, muted: $0[2] as Bool)
+        }) {
+            if sender.unread != 0 || moved {
+                try statements.readSenderThrough.execute(message.chat, message.sender, sequence, lastMessageDate)
                 var delta = UnreadCounters()
-                delta.add(old, sign: -1)
-                delta.add(read)
-                try adjustCounters(user: message.sender, old.list, total: 0, delta)
+                delta.add(unread: sender.unread, muted: sender.muted, sign: -1)
+                try adjustCounters(user: message.sender, sender.list, total: 0, delta)
             } else {
                 try statements.setReadThrough.execute(message.chat, message.sender, sequence)
             }
         }
         try statements.countPostForMembers.execute(message.chat, message.sender)
-        try statements.postToMembers.execute(message.chat, message.sender, sequence, shared.lastMessageDate)
+        try statements.postToMembers.execute(message.chat, message.sender, sequence, lastMessageDate)
         return false
+    }
+
+    /// Inserts a posted message; false when its id is taken. Throws `notFound` when its chat
+    /// does not exist (the message's foreign key).
+    private func insertMessage(_ message: Message) throws -> Bool {
+        do {
+            try statements.insertMessage.execute(message.id, message.chat, message.sender, message.text, message.sentAt, message.editedAt)
+        } catch where error.extendedResultCode == .constraintForeignKey {
+            throw ChatError.notFound(kind: "chat", id: message.chat)
+        }
+        return db.changedRowCount != 0
     }
 
     /// True when `message` has the chat, sender, sentAt and first text of the stored message with
@@ -377,12 +409,5 @@ extension ChatDatabase {
         try adjustMemberCounters(chatID: shared.id, sign: -1)
         try statements.touchMembers.execute(shared.id, sequence, shared.lastMessageDate, message.arrival, sharedChanged)
         try adjustMemberCounters(chatID: shared.id, sign: 1)
-    }
-
-    /// True when `message` comes after `last` by (sentAt, id bytewise), or there is no `last`.
-    static func isLater(_ message: Message, than last: LastMessage?) -> Bool {
-        guard let last else { return true }
-        if message.sentAt != last.sentAt { return message.sentAt > last.sentAt }
-        return bytewiseLess(last.id, message.id)
     }
 }

@@ -198,6 +198,27 @@ extension ChatDatabase {
             ALTER TABLE chat DROP COLUMN read_through;
             ALTER TABLE change_log ADD COLUMN user_id TEXT;
             """),
+        // The change log's check of `kind` as three comparisons. SQLite (3.40, Debian 12's) codes
+        // `kind IN` three constants as an ephemeral table built for every row inserted: 27,000
+        // instructions, a fifth of a post's (Benchmarks/Results/store.md, 2026-11-29). SQLite
+        // cannot change a CHECK in place, so the table is rebuilt (at most the retained entries,
+        // `changeLogRetention`), and AUTOINCREMENT's high-water mark carried over: sequences are
+        // never reused, even those of pruned entries.
+        Migration(version: 8, sql: """
+            CREATE TEMP TABLE change_log_high_water AS SELECT seq FROM sqlite_sequence WHERE name = 'change_log';
+            CREATE TABLE change_log_new (
+                sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                chat_id TEXT NOT NULL,
+                kind TEXT NOT NULL CHECK (kind = 'create' OR kind = 'update' OR kind = 'remove'),
+                user_id TEXT
+            );
+            INSERT INTO change_log_new (sequence, chat_id, kind, user_id) SELECT sequence, chat_id, kind, user_id FROM change_log;
+            DROP TABLE change_log;
+            ALTER TABLE change_log_new RENAME TO change_log;
+            DELETE FROM sqlite_sequence WHERE name = 'change_log';
+            INSERT INTO sqlite_sequence (name, seq) SELECT 'change_log', seq FROM change_log_high_water;
+            DROP TABLE change_log_high_water;
+            """),
     ]
 
     static var latestSchemaVersion: Int { migrations.last!.version }

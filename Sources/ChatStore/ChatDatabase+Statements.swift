@@ -13,6 +13,9 @@ extension ChatDatabase {
         let insertChange: Statement
         let insertChat: Statement
         let updateShared: Statement
+        /// Makes a post (id, sender, text, sentAt) the chat's last message when it comes after the
+        /// current one by (sentAt, id bytewise), or there is none; changes no row otherwise.
+        let advanceLastMessage: Statement
         /// Inserts nothing when the id is taken (`changedRowCount` is 0 then). The message's
         /// `arrival` is the sequence of the change-log row its post appends next.
         let insertMessage: Statement
@@ -25,6 +28,11 @@ extension ChatDatabase {
         /// The same and the member's list and pin order (the list-order index's key).
         let updateMemberKey: Statement
         let setReadThrough: Statement
+        /// A member's unread, list and mute (chat, user), from the membership row alone.
+        let fetchMemberState: Statement
+        /// A post's sender has read the chat through the post (?3): unread 0, a new revision
+        /// and the order date ?4.
+        let readSenderThrough: Statement
         /// Adds deltas to a member's list counters.
         let adjustCounters: Statement
         /// Adds or takes out every membership of a chat from its member's counters.
@@ -62,6 +70,13 @@ extension ChatDatabase {
                     last_message_text = ?5, last_message_sent_at = ?6, last_message_date = ?7
                 WHERE id = ?1
                 """)
+            // BINARY collation compares ids by memcmp of their UTF-8: `bytewiseLess`.
+            advanceLastMessage = try db.makeStatement("""
+                UPDATE chat SET last_message_id = ?2, last_message_sender = ?3, last_message_text = ?4,
+                    last_message_sent_at = ?5, last_message_date = ?5
+                WHERE id = ?1 AND (last_message_id IS NULL OR last_message_sent_at < ?5
+                    OR (last_message_sent_at = ?5 AND last_message_id < ?2))
+                """)
             insertMessage = try db.makeStatement("""
                 INSERT INTO message (id, chat_id, sender, text, original_text, sent_at, edited_at, arrival)
                 VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6, COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'change_log'), 0) + 1)
@@ -84,6 +99,11 @@ extension ChatDatabase {
                 WHERE chat_id = ?1 AND user_id = ?2
                 """)
             setReadThrough = try db.makeStatement("UPDATE membership SET read_through = ?3 WHERE chat_id = ?1 AND user_id = ?2")
+            fetchMemberState = try db.makeStatement("SELECT unread, list, muted FROM membership WHERE chat_id = ?1 AND user_id = ?2")
+            readSenderThrough = try db.makeStatement("""
+                UPDATE membership SET unread = 0, read_through = ?3, revision = ?3, last_message_date = ?4
+                WHERE chat_id = ?1 AND user_id = ?2
+                """)
             adjustCounters = try db.makeStatement("""
                 UPDATE list_counter SET total = total + ?3, chats = chats + ?4, messages = messages + ?5,
                     unmuted_chats = unmuted_chats + ?6, unmuted_messages = unmuted_messages + ?7

@@ -20,6 +20,9 @@ public final class ChatDatabase {
     /// Called inside a group-commit transaction just before it commits (tests use it to stop a
     /// group half-way).
     var beforeCommit: (() throws -> Void)?
+    /// Called inside a group-commit transaction after each event that applied (tests use it to
+    /// refuse an event after it wrote).
+    var afterEachEvent: ((ChatEvent) throws -> Void)?
     /// This store's registration as a change-log reader, if any.
     var reader: ChangeLogReader?
     /// The file opened at `path` (nil for an in-memory or temporary database): writes stop when

@@ -128,6 +128,10 @@ public final class Database {
     /// Rows changed by the latest INSERT, UPDATE or DELETE.
     public var changedRowCount: Int { Int(sqlite3_changes64(handle)) }
 
+    /// Rows changed by every INSERT, UPDATE or DELETE that completed since the connection opened
+    /// (not those of triggers, nor those of a statement that failed: SQLite undid them).
+    public var totalChangedRowCount: Int64 { sqlite3_total_changes64(handle) }
+
     /// The rowid of the latest successful INSERT.
     public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 

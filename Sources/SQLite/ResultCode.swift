@@ -21,6 +21,8 @@ public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let full = ResultCode(rawValue: SQLITE_FULL)
     public static let cantOpen = ResultCode(rawValue: SQLITE_CANTOPEN)
     public static let constraint = ResultCode(rawValue: SQLITE_CONSTRAINT)
+    /// A row names a parent row that does not exist (an extended code of `constraint`).
+    public static let constraintForeignKey = ResultCode(rawValue: SQLITE_CONSTRAINT | (3 << 8))
     /// The file is not a SQLite database.
     public static let notADatabase = ResultCode(rawValue: SQLITE_NOTADB)
     public static let row = ResultCode(rawValue: SQLITE_ROW)

@@ -47,6 +47,51 @@ struct SimulatedFailure: Error {}
         #expect(try store.changes(after: before.latestSequence).changes.isEmpty)
     }
 
+    /// Events run without a savepoint each; a refusal that comes before its event wrote anything
+    /// needs no undo, and the group is applied once.
+    @Test func aRefusalBeforeAnyWriteAppliesTheGroupOnce() throws {
+        let storeFiles = try TestStore()
+        let store = storeFiles.store
+        try store.apply(.createChat(id: "a", title: "A", createdAt: 0))
+        var applied: [ChatEvent] = []
+        store.afterEachEvent = { applied.append($0) }
+        let group = [message("m1", in: "nope", at: 5), message("m2", in: "a", at: 6), message("m2", in: "a", "other", at: 6)]
+        let results = try store.apply(group)
+        store.afterEachEvent = nil
+        #expect(results[0] == .failure(.notFound(kind: "chat", id: "nope")))
+        #expect(results[1] == .success(.posted(duplicate: false)))
+        guard case .failure(.conflict) = results[2] else { Issue.record("expected a conflict: \(results[2])"); return }
+        #expect(applied == [group[1]])
+        #expect(try store.stats() == StoreStats(chats: 1, messages: 1, latestChangeSequence: 2))
+    }
+
+    /// An event refused after it wrote is undone alone: the transaction rolls back and the group
+    /// is applied again with a savepoint around each event.
+    @Test func anEventRefusedAfterItWroteIsUndoneAlone() throws {
+        let storeFiles = try TestStore()
+        let store = storeFiles.store
+        try store.apply(.createChat(id: "a", title: "A", createdAt: 0))
+        let before = try store.latestChangeSequence()
+        let refused = message("m2", in: "a", at: 20)
+        var applied: [ChatEvent] = []
+        store.afterEachEvent = { event in
+            applied.append(event)
+            if event == refused { throw ChatError.conflict("refused after writing") }
+        }
+        let group = [message("m1", in: "a", at: 10), refused, message("m3", in: "a", at: 30)]
+        let results = try store.apply(group)
+        store.afterEachEvent = nil
+        #expect(results == [
+            .success(.posted(duplicate: false)), .failure(.conflict("refused after writing")), .success(.posted(duplicate: false)),
+        ])
+        // Applied up to the refusal, then again from the start.
+        #expect(applied == [group[0], group[1], group[0], group[1], group[2]])
+        #expect(try store.messages(chat: "a", before: nil, limit: 10).items.map(\.id) == ["m3", "m1"])
+        let chat = try #require(try store.chat(id: "a"))
+        #expect(chat.unread == 2 && chat.lastMessage?.id == "m3")
+        #expect(try store.stats() == StoreStats(chats: 1, messages: 2, latestChangeSequence: before + 2))
+    }
+
     @Test func aTransactionThatFailsBeforeCommitCommitsNothing() throws {
         let storeFiles = try TestStore()
         let store = storeFiles.store

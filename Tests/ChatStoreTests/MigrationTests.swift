@@ -37,6 +37,37 @@ import TestSupport
         #expect(try store.stats().messages == 3)
     }
 
+    /// Version 8 rebuilds the change log with its check of `kind` as comparisons: every entry,
+    /// the sequence's high-water mark (past an entry no longer there) and the check stay, and an
+    /// insert no longer builds an ephemeral table for the check.
+    @Test func theChangeLogKeepsItsEntriesAndSequencesAcrossItsRebuild() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("v7.sqlite")
+        let insert = "INSERT INTO change_log (chat_id, kind, user_id) VALUES ('x', 'update', NULL)"
+        do {
+            let db = try Database(path: path)
+            try ChatDatabase.migrate(db, upTo: 7)
+            try db.execute("""
+                INSERT INTO change_log (chat_id, kind, user_id) VALUES ('a', 'create', NULL), ('a', 'update', 'me'), ('b', 'remove', NULL);
+                DELETE FROM change_log WHERE sequence = 3;
+                """)
+            let plan = try db.makeStatement("EXPLAIN \(insert)").fetchAll { row -> String in row[1] }
+            #expect(plan.contains("OpenEphemeral"), "the version 7 check, as SQLite codes it: \(plan)")
+        }
+        let store = try ChatDatabase(path: path)
+        let db = try Database(path: path)
+        #expect(try db.makeStatement("PRAGMA user_version").fetchValue(Int.self) == ChatDatabase.latestSchemaVersion)
+        let entries = try db.makeStatement("SELECT sequence, chat_id, kind, user_id FROM change_log ORDER BY sequence")
+            .fetchAll { row -> String in "\(row[0] as Int64) \(row[1] as String) \(row[2] as String) \(row[3] as String?)" }
+        #expect(entries == ["1 a create nil", "2 a update Optional(\"me\")"])
+        let plan = try db.makeStatement("EXPLAIN \(insert)").fetchAll { row -> String in row[1] }
+        #expect(!plan.contains("OpenEphemeral"), "plan: \(plan)")
+        #expect(throws: SQLiteError.self) { try db.execute("INSERT INTO change_log (chat_id, kind) VALUES ('a', 'bogus')") }
+        // Sequence 3 was handed out before: the next entry is 4.
+        try store.apply(.createChat(id: "c", title: "C", createdAt: 0))
+        #expect(try store.latestChangeSequence() == 4)
+    }
+
     @Test func aDatabaseFromANewerVersionIsRefused() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("future.sqlite")
