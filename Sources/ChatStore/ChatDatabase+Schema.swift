@@ -199,9 +199,9 @@ extension ChatDatabase {
             ALTER TABLE change_log ADD COLUMN user_id TEXT;
             """),
         // The change log's check of `kind` as three comparisons. SQLite (3.40, Debian 12's) codes
-        // `kind IN` three constants as an ephemeral table built for every row inserted: 27,000
-        // instructions, a fifth of a post's (Benchmarks/Results/store.md, 2026-11-29). SQLite
-        // cannot change a CHECK in place, so the table is rebuilt (at most the retained entries,
+        // `kind IN` three constants as an ephemeral table built for every row inserted: 37,000
+        // instructions, a seventh of a post's (Benchmarks/Results/store.md, 2026-11-29). SQLite
+        // cannot change a CHECK in place, so the table is rebuilt (the retained entries, about
         // `changeLogRetention`), and AUTOINCREMENT's high-water mark carried over: sequences are
         // never reused, even those of pruned entries.
         Migration(version: 8, sql: """
