@@ -13,6 +13,7 @@ extension ChatDatabase {
         return try mappingStorageErrors {
             try db.inTransaction(.immediate) {
                 let result = try applyInTransaction(event)
+                try countPostedMessages(in: CollectionOfOne(result))
                 try maintainChangeLog()
                 // Again just before the commit: a file deleted during the transaction rolls it back.
                 try checkFileIdentity()
@@ -72,6 +73,7 @@ extension ChatDatabase {
                     results.append(.failure(error))
                 }
             }
+            try countPostedMessages(in: results.lazy.compactMap { try? $0.get() })
             try maintainChangeLog()
             try beforeCommit?()
             // Again just before the commit: a file deleted during the transaction rolls it back
@@ -79,6 +81,13 @@ extension ChatDatabase {
             try checkFileIdentity()
             return results
         }
+    }
+
+    /// Adds the messages a transaction's posts inserted (each post that is no duplicate) to the
+    /// store's count, in one statement: schema version 9 dropped the trigger that counted each.
+    private func countPostedMessages(in results: some Sequence<EventResult>) throws {
+        let posted = results.reduce(0) { count, result in result == .posted(duplicate: false) ? count + 1 : count }
+        if posted > 0 { try statements.countMessages.execute(posted) }
     }
 
     private func applyInGroup(_ event: ChatEvent) throws -> EventResult {

@@ -219,6 +219,14 @@ extension ChatDatabase {
             INSERT INTO sqlite_sequence (name, seq) SELECT 'change_log', seq FROM change_log_high_water;
             DROP TABLE change_log_high_water;
             """),
+        // A posted message is counted once per transaction by the store's code
+        // (`ChatDatabase.countPostedMessages`), not by a trigger per row: SQLite runs a trigger as
+        // a sub-program for every message inserted, 23,000 instructions a post, an eighth of it
+        // (Benchmarks/Results/store.md, 2026-11-29). The other counting triggers stay: their
+        // writes (chats made and removed, messages deleted) are rare.
+        Migration(version: 9, sql: """
+            DROP TRIGGER store_count_message_insert;
+            """),
     ]
 
     static var latestSchemaVersion: Int { migrations.last!.version }

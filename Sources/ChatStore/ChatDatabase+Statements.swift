@@ -11,6 +11,8 @@ extension ChatDatabase {
         /// The latest non-deleted message of a chat by (sentAt, id).
         let latestMessage: Statement
         let insertChange: Statement
+        /// Adds ?1 messages to the store's count (`countPostedMessages`).
+        let countMessages: Statement
         let insertChat: Statement
         let updateShared: Statement
         /// Makes a post (id, sender, text, sentAt) the chat's last message when it comes after the
@@ -62,6 +64,7 @@ extension ChatDatabase {
                 WHERE chat_id = ?1 AND deleted = 0 ORDER BY sent_at DESC, id DESC LIMIT 1
                 """)
             insertChange = try db.makeStatement("INSERT INTO change_log (chat_id, kind, user_id) VALUES (?1, ?2, ?3)")
+            countMessages = try db.makeStatement("UPDATE store_count SET messages = messages + ?1 WHERE id = 0")
             insertChat = try db.makeStatement("""
                 INSERT INTO chat (\(ChatDatabase.sharedColumns)) VALUES (?1, ?2, ?3, NULL, NULL, NULL, NULL, ?3)
                 """)

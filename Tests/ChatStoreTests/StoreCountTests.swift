@@ -65,6 +65,10 @@ import TestSupport
         #expect(try store.stats().chats == 2 && store.stats().messages == 2)
         try store.apply(.removeChat(id: "a"))
         #expect(try store.stats().chats == 1 && store.stats().messages == 0, "removing a chat uncounts its messages")
+        // Since version 9 a post is counted by the store's code, once per transaction.
+        _ = try store.apply([message("m3", in: "b", at: 30), message("m4", in: "b", at: 31), message("m3", in: "b", at: 30)])
+        try store.apply(message("m5", in: "b", at: 32))
+        #expect(try store.stats().messages == 3 && Self.counted(store).messages == 3)
     }
 
     @Test func theStatsQueryReadsOneRow() throws {
