@@ -14,6 +14,12 @@ let package = Package(
     targets: [
         // What the benchmarks share (a seeded generator, the feed benchmarks' bottom-chat events).
         .target(name: "BenchmarkSupport", dependencies: [.product(name: "ChatModel", package: "chatfeed")], path: "Support"),
+        // A store seeded with numbered chats, for the guard and StoreProbe.
+        .target(
+            name: "StoreFixtures",
+            dependencies: [.product(name: "ChatStore", package: "chatfeed"), .product(name: "ChatModel", package: "chatfeed")],
+            path: "StoreFixtures"
+        ),
         .executableTarget(
             name: "ListDiffBenchmarks",
             dependencies: [
@@ -54,6 +60,7 @@ let package = Package(
             name: "GuardBenchmarks",
             dependencies: [
                 "BenchmarkSupport",
+                "StoreFixtures",
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "ChangeFeed", package: "chatfeed"),
                 .product(name: "ChatModel", package: "chatfeed"),
@@ -102,6 +109,7 @@ let package = Package(
             name: "StoreProbe",
             dependencies: [
                 "BenchmarkSupport",
+                "StoreFixtures",
                 .product(name: "ChatStore", package: "chatfeed"),
                 .product(name: "ChatModel", package: "chatfeed"),
             ],

@@ -1,6 +1,7 @@
 import BenchmarkSupport
 import ChatModel
 import ChatStore
+import StoreFixtures
 import Foundation
 import Logging
 // The one place that names the engine's module: the engine lives in ChatfeedEngine (issue 17);
@@ -36,27 +37,8 @@ func makeGuardDatabase(name: String, chats: Int) throws -> String {
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     let path = directory.appendingPathComponent("\(name).sqlite").path
     for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-    let store = try ChatDatabase(path: path, options: StoreOptions(durability: .normal))
-    var start = 0
-    while start < chats {
-        let end = min(start + 10_000, chats)
-        var events: [ChatEvent] = []
-        for i in start..<end {
-            let id = guardChatID(i)
-            events.append(.createChat(id: id, title: "Chat \(i)", createdAt: 1_700_000_000_000))
-            events.append(.postMessage(Message(
-                id: "seed-\(i)", chat: id, sender: "ann", text: "hello", sentAt: 1_700_000_000_000 + Int64(i))))
-        }
-        for result in try store.apply(events) { _ = try result.get() }
-        start = end
-    }
-    _ = try store.checkpoint(truncate: true)
+    try seedChats(chats, into: try ChatDatabase(path: path, options: StoreOptions(durability: .normal)))
     return path
-}
-
-func guardChatID(_ i: Int) -> String {
-    let digits = String(i)
-    return "chat-" + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
 }
 
 /// Fails the benchmark run with what the engine said: a guard that measured error responses would
@@ -85,7 +67,7 @@ final class StoreCommitFixture: @unchecked Sendable {
 
     func post() throws {
         posted += 1
-        let chat = guardChatID(Int(rng.next() % UInt64(chats)))
+        let chat = seededChatID(Int(rng.next() % UInt64(chats)))
         let message = Message(
             id: "guard-\(posted)", chat: chat, sender: "bob", text: "hello from the guard", sentAt: 1_800_000_000_000 + Int64(posted))
         for result in try store.apply([.postMessage(message)]) { _ = try result.get() }
@@ -136,7 +118,7 @@ final class EngineIngestFixture: @unchecked Sendable {
         }
         for _ in 0..<group {
             posted += 1
-            let chat = guardChatID(Int(rng.next() % UInt64(chats)))
+            let chat = seededChatID(Int(rng.next() % UInt64(chats)))
             request += Array(#"{"jsonrpc":"2.0","id":\#(posted),"method":"message.post","params":{"chat":"\#(chat)","id":"guard-\#(posted)","sender":"bob","text":"hello from the guard","sentAt":\#(1_800_000_000_000 + posted)}}"#.utf8) + [0x0A]
         }
         request += Array(#"{"jsonrpc":"2.0","id":"mark","method":"chats.list","params":{"limit":0}}"#.utf8) + [0x0A]

@@ -14,6 +14,7 @@
 import BenchmarkSupport
 import ChatModel
 import ChatStore
+import StoreFixtures
 import Dispatch
 import Foundation
 
@@ -33,20 +34,7 @@ var options = StoreOptions(durability: .normal, cacheSizeKiB: 65_536)
 options.autoCheckpointPages = 14_336
 let store = try ChatDatabase(path: path, options: options)
 
-func chatID(_ i: Int) -> String {
-    let digits = String(i)
-    return "chat-" + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
-}
-
-let seedDate: Int64 = 1_700_000_000_000
-for start in stride(from: 0, to: chatCount, by: 10_000) {
-    let events = (start..<min(start + 10_000, chatCount)).flatMap { i in [
-        ChatEvent.createChat(id: chatID(i), title: "Chat \(i)", createdAt: seedDate),
-        .postMessage(Message(id: "seed-\(i)", chat: chatID(i), sender: "ann", text: "hello", sentAt: seedDate + Int64(i))),
-    ] }
-    for result in try store.apply(events) { _ = try result.get() }
-}
-_ = try store.checkpoint(truncate: true)
+try seedChats(chatCount, into: store)
 
 var random = SplitMix64(seed: 18)
 var sequence = try store.latestChangeSequence()
@@ -57,8 +45,8 @@ while posted < posts {
     let count = min(group, posts - posted)
     let events = (0..<count).map { k in
         ChatEvent.postMessage(Message(
-            id: "probe-\(posted + k)", chat: chatID(Int(random.next() % UInt64(chatCount))), sender: "bob",
-            text: "hello from the probe", sentAt: seedDate + 1_000_000 + Int64(posted + k)))
+            id: "probe-\(posted + k)", chat: seededChatID(Int(random.next() % UInt64(chatCount))), sender: "bob",
+            text: "hello from the probe", sentAt: seededDate + 1_000_000 + Int64(posted + k)))
     }
     let start = DispatchTime.now().uptimeNanoseconds
     let (read, latest) = try postGroup(events, to: store, after: sequence)
