@@ -171,25 +171,27 @@ public struct ChatIndex {
     /// - Complexity: O(log n) per view the chat is or was a row of.
     @discardableResult
     public mutating func apply(_ change: ChatChange) -> Chat? {
-        applyKeepingContent(change).previous?.chat
+        withUnsafePointer(to: change) { applyKeepingContent($0).previous?.chat }
     }
 
     /// `apply(_:)`, which also tells whether the chat as it was had its content (see
     /// `ChatContentSource`), and where the change moved it in each view (`ChangeRanks`).
     @discardableResult
-    mutating func applyKeepingContent(_ change: consuming ChatChange) -> AppliedChange {
-        // The fields each view needs, read once: a `Chat?` copied per view retains each of its
-        // strings each time. The chat itself is moved out of the change into the table (a
-        // caller's change read from memory is copied once to be passed here, and only once).
-        var change = change
-        let current = change.chat.take()
-        let currentKey = current?.orderKey
-        let currentList = current?.list, currentUnread = current?.unread ?? 0
-        let currentMuted = current?.muted ?? false
+    mutating func applyKeepingContent(_ change: UnsafePointer<ChatChange>) -> AppliedChange {
+        // The fields each view needs, read once, where the change holds them, and the chat
+        // copied once, into the table. A `ChatChange` passed by value was copied whole from the
+        // caller's array (its id too); a `Chat?` copied, bound or destroyed goes through its
+        // type's value witnesses (a chat is too large to be copied inline): a few hundred
+        // instructions each, 400 an event here (Benchmarks/README.md, 2026-12-01).
+        let current = change.chat
+        let currentKey = current?.pointee.orderKey
+        let currentList = current?.pointee.list, currentUnread = current?.pointee.unread ?? 0
+        let currentMuted = current?.pointee.muted ?? false
         let replaced: ChatTable.StoredChat?
-        switch consume current {
-        case .some(let chat): replaced = chatsByID.update(chat)
-        case .none: replaced = chatsByID.remove(id: change.chatID)
+        if let current {
+            replaced = chatsByID.update(current.pointee)
+        } else {
+            replaced = chatsByID.remove(id: change.pointee.chatID)
         }
         let previousKey = replaced?.chat.orderKey
         let keyChanged = previousKey != currentKey
@@ -218,15 +220,33 @@ public struct ChatIndex {
             listCounters[Self.slot(of: previousList)].add(unread: previousUnread, muted: replaced!.chat.muted, sign: -1)
         }
         if let currentList { listCounters[Self.slot(of: currentList)].add(unread: currentUnread, muted: currentMuted) }
-        return AppliedChange(previous: replaced, ranks: ranks)
+        return AppliedChange(previous: replaced, ranks: ranks, list: currentList, unread: currentUnread)
     }
 }
 
+extension UnsafePointer<ChatChange> {
+    /// The change's chat where it is, nil when the change removes the chat.
+    ///
+    /// An optional's payload is stored at its start (a single-payload enum's layout), so the
+    /// address of a `Chat?` that holds a chat is the address of that chat.
+    var chat: UnsafePointer<Chat>? {
+        // A field read through the optional, not the optional compared with nil (which copied
+        // it), and the offset computed once (`pointer(to:)` evaluated its key path each time).
+        guard pointee.chat?.revision != nil else { return nil }
+        return (UnsafeRawPointer(self) + Self.chatOffset).assumingMemoryBound(to: Chat.self)
+    }
+
+    private static let chatOffset = MemoryLayout<ChatChange>.offset(of: \.chat)!
+}
+
 /// What `ChatIndex.applyKeepingContent` did: the chat as it was (and whether it had its
-/// content), and its ranks.
+/// content), and its ranks; the list and unread count of the chat now (nil and 0 when it was
+/// removed), which the caller reads from here rather than from the change.
 struct AppliedChange {
     var previous: ChatTable.StoredChat?
     var ranks: ChangeRanks
+    var list: ChatList?
+    var unread: Int64
 }
 
 /// Where one change moved its chat in each view whose order it changed: the chat's row index

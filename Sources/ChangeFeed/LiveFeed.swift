@@ -145,6 +145,9 @@ public final class LiveFeed {
     /// The diffs made from the current `apply`'s single change, by view and window: every
     /// subscription of one view and window that was up to date gets the same batches.
     @exclusivity(unchecked) private var singleChangeDiffs: [MadeDiff] = []
+    /// More than one subscription awaits the current `apply`'s diffs: they are kept in
+    /// `singleChangeDiffs`.
+    @exclusivity(unchecked) private var sharesSingleChangeDiffs = false
 
     /// A feed over `chats` (in list order for the fastest start): whole, or without their
     /// content when `content` is given, which the feed then reads from it for the rows it sends
@@ -263,41 +266,52 @@ public final class LiveFeed {
         let alone = changes.count == 1
         // Each change read in place, and the chat as it was moved, not copied, from the index
         // to `singleChange` (a copy of a chat retains and releases each of its strings), a local
-        // passed down to the diffs (a stored property was copied for each read).
-        var singleChange = SingleChange.none
-        changes.withUnsafeBufferPointer { buffer in
+        // passed down to the diffs (a stored property was copied for each read). A change is
+        // passed on by its address, valid until the batches are made: an element of the buffer
+        // passed as an argument to a method that mutates this feed was copied whole first (the
+        // memory might have been the feed's), and an element of the array read for the diff was
+        // copied and destroyed through the runtime's generic witnesses.
+        return changes.withUnsafeBufferPointer { buffer in
+            var singleChange = SingleChange.none
             for i in buffer.indices {
-                var applied = index.applyKeepingContent(buffer[i])
+                let change = buffer.baseAddress! + i
+                var applied = index.applyKeepingContent(change)
                 let was = KnownChat(applied.previous.take())
-                if let list = was.chat?.list { reach(list, change: buffer[i], was: was, alone: alone) }
-                if let list = buffer[i].chat?.list, list != was.chat?.list {
-                    reach(list, change: buffer[i], was: was, alone: alone)
+                let now = CurrentChat(change: change, list: applied.list, unread: applied.unread)
+                if let list = was.chat?.list { reach(list, now: now, was: was, alone: alone) }
+                if let list = now.list, list != was.chat?.list {
+                    reach(list, now: now, was: was, alone: alone)
                 }
-                if alone { singleChange = SingleChange(changes: changes, was: was, ranks: applied.ranks) }
+                if alone { singleChange = SingleChange(change: change, was: consume was, ranks: applied.ranks) }
                 if !shownMade.isEmpty { shownMade.removeAll() }
             }
+            var notifications: [FeedNotification] = []
+            notifications.reserveCapacity(2 * reached.count)
+            if reached.count > 1 { reached.sort() }
+            // One subscription reached makes its diff for itself: kept for the next, it would be
+            // stored, copied out (a retain of each array of its batches) and dropped.
+            sharesSingleChangeDiffs = reached.count > 1
+            for position in reached {
+                subscriptions[position].reached = false
+                drain(&subscriptions[position], into: &notifications, singleChange: singleChange)
+            }
+            // Emptied from the end: `removeAll(keepingCapacity:)` is a `replaceSubrange` (about 300
+            // instructions for a one-element array of diffs).
+            while reached.popLast() != nil {}
+            while singleChangeDiffs.popLast() != nil {}
+            return notifications
         }
-        var notifications: [FeedNotification] = []
-        notifications.reserveCapacity(2 * reached.count)
-        if reached.count > 1 { reached.sort() }
-        for position in reached {
-            subscriptions[position].reached = false
-            drain(&subscriptions[position], into: &notifications, singleChange: singleChange)
-        }
-        reached.removeAll(keepingCapacity: true)
-        singleChangeDiffs.removeAll(keepingCapacity: true)
-        return notifications
     }
 
     /// Shows `change` (the chat was `was`, with its content or not) to every subscription of
     /// `list`; `alone` when it is the only change of its `apply`.
-    private func reach(_ list: ChatList, change: ChatChange, was: KnownChat, alone: Bool) {
+    private func reach(_ list: ChatList, now: CurrentChat, was: KnownChat, alone: Bool) {
         for position in positionsByList[ChatIndex.slot(of: list)] {
             if !subscriptions[position].reached {
                 subscriptions[position].reached = true
                 reached.append(position)
             }
-            if subscriptions[position].track(change.chatID, was: was, current: change.chat, alone: alone) {
+            if subscriptions[position].track(now, was: was, alone: alone) {
                 keepShownRows(of: &subscriptions[position])
             }
         }
@@ -379,8 +393,8 @@ public final class LiveFeed {
             if let deferred = subscription.deferred.take() {
                 subscription.lastSentSeq += 1
                 notifications.append(.batch(
-                    subscription: subscription.id, seq: subscription.lastSentSeq, counts: deferred.counts,
-                    batch: deferred.batch))
+                    subscription: subscription.id, seq: subscription.lastSentSeq, counts: subscription.deferredCounts,
+                    batch: deferred))
                 continue
             }
             if subscription.resetPending {
@@ -398,6 +412,8 @@ public final class LiveFeed {
             guard subscription.shown != nil || !subscription.known.isEmpty || subscription.countsMayHaveChanged else { return }
             subscription.countsMayHaveChanged = false
             subscription.moment = moment
+            // The diffs' batches are taken field by field: a tuple of them, returned or assigned,
+            // was copied and destroyed through the runtime's generic witnesses.
             var structural: Batch<Chat>?
             var updates: Batch<Chat>?
             let newCount: Int
@@ -405,17 +421,25 @@ public final class LiveFeed {
             if let shown = subscription.shown {
                 subscription.shown = nil
                 let current = snapshot(of: subscription)
-                let diff = shown.diff(to: current)
-                (structural, updates, newCount, items) = (diff.structural, diff.updates, current.count, current)
+                var diff = shown.diff(to: current)
+                structural = diff.structural.take()
+                updates = diff.updates.take()
+                newCount = current.count
+                items = current
             } else if subscription.awaitsSingleChange {
                 // Set only during an `apply` of one change (`track`), so `singleChange` is it.
                 subscription.awaitsSingleChange = false
-                (structural, updates, newCount) = singleChangeDiff(singleChange, view: subscription.view, limit: subscription.limit)
+                var diff = singleChangeDiff(singleChange, view: subscription.view, limit: subscription.limit)
+                structural = diff.structural.take()
+                updates = diff.updates.take()
+                newCount = diff.newCount
             } else {
-                let diff = WindowDiff(
+                var diff = WindowDiff(
                     index: index, view: subscription.view, known: subscription.known, limit: subscription.limit)
                 subscription.clearKnown()
-                (structural, updates, newCount) = (diff.structural, diff.updates, diff.newCount)
+                structural = diff.structural.take()
+                updates = diff.updates.take()
+                newCount = diff.newCount
             }
             let counts = counts(of: subscription, count: newCount)
             guard structural != nil || updates != nil || counts != subscription.lastCounts else { return }
@@ -429,7 +453,8 @@ public final class LiveFeed {
                 // Taken, not bound: `if let` would copy the batch (a retain of each array).
                 notifications.append(.batch(subscription: subscription.id, seq: seq, counts: counts, batch: structural))
                 if let updates = updates.take() {
-                    subscription.deferred = DeferredBatch(batch: updates, counts: counts)
+                    subscription.deferred = updates
+                    subscription.deferredCounts = counts
                 }
             } else {
                 notifications.append(.batch(
@@ -447,40 +472,31 @@ extension LiveFeed {
     ///
     /// - Complexity: O(1) (O(log n) once per view and window when the ranks were not reported,
     ///   or when a row crosses a window's edge), plus O(w) for w views and windows made before.
-    private func singleChangeDiff(
-        _ singleChange: SingleChange, view: ChatListView, limit: Int?
-    ) -> (structural: Batch<Chat>?, updates: Batch<Chat>?, newCount: Int) {
-        // By index, and the fields read in place: `for made in` would copy each entry, and a
-        // copy of a whole diff retains each array of its two batches.
+    private func singleChangeDiff(_ singleChange: SingleChange, view: ChatListView, limit: Int?) -> WindowDiff {
+        // By index: `for made in` would copy each entry, and a copy of a whole diff retains each
+        // array of its two batches.
         for i in singleChangeDiffs.indices where singleChangeDiffs[i].view == view && singleChangeDiffs[i].limit == limit {
-            return madeDiff(at: i)
+            return singleChangeDiffs[i].diff
         }
-        guard singleChangeDiffs.count < Self.keptSingleChangeDiffs else {
-            let diff = makeSingleChangeDiff(singleChange, view: view, limit: limit)
-            return (diff.structural, diff.updates, diff.newCount)
+        guard sharesSingleChangeDiffs, singleChangeDiffs.count < Self.keptSingleChangeDiffs else {
+            return makeSingleChangeDiff(singleChange, view: view, limit: limit)
         }
         singleChangeDiffs.append(MadeDiff(view: view, limit: limit, diff: makeSingleChangeDiff(singleChange, view: view, limit: limit)))
-        return madeDiff(at: singleChangeDiffs.count - 1)
-    }
-
-    private func madeDiff(at i: Int) -> (structural: Batch<Chat>?, updates: Batch<Chat>?, newCount: Int) {
-        (singleChangeDiffs[i].diff.structural, singleChangeDiffs[i].diff.updates, singleChangeDiffs[i].diff.newCount)
+        return singleChangeDiffs[singleChangeDiffs.count - 1].diff
     }
 
     /// `singleChangeDiff(_:view:limit:)` not made yet.
     @inline(never)
     private func makeSingleChangeDiff(_ singleChange: SingleChange, view: ChatListView, limit: Int?) -> WindowDiff {
-        let diff: WindowDiff
+        let change = singleChange.change!
         if let ranks = singleChange.ranks.ranks(in: view) {
-            diff = WindowDiff(
-                view: view, was: singleChange.was, now: singleChange.changes[0].chat, oldRank: ranks.old,
+            return WindowDiff(
+                view: view, was: singleChange.was, now: change.chat, oldRank: ranks.old,
                 newRank: ranks.new, rowCount: rowCount(of: view), limit: limit,
                 row: { self.index.chat(id: self.index.key(at: $0, in: view).id)! })
-        } else {
-            diff = WindowDiff(
-                index: index, view: view, changedID: singleChange.changes[0].chatID, was: singleChange.was, limit: limit)
         }
-        return diff
+        return WindowDiff(
+            index: index, view: view, changedID: change.pointee.chatID, was: singleChange.was, limit: limit)
     }
 
     /// The most views and windows whose diffs of one change are kept for the next subscription:
@@ -496,24 +512,26 @@ private struct MadeDiff {
     var diff: WindowDiff
 }
 
-/// The pure-update batch that must follow a subscription's last structural batch, with its
-/// moment's counts.
-private struct DeferredBatch {
-    var batch: Batch<Chat>
-    var counts: FeedCounts
-}
-
 /// The one change of an `apply`: what the subscribers that were up to date saw of its chat,
 /// and the chat's ranks before and after it.
 private struct SingleChange {
-    /// The `apply`'s changes, the one change (the array, not a copy of the change: one retain,
-    /// not one per string of its chat).
-    var changes: [ChatChange]
+    /// The one change, where the `apply` reads it (valid until its batches are made; nil
+    /// outside an `apply` of one change).
+    var change: UnsafePointer<ChatChange>?
     var was: KnownChat
     var ranks: ChangeRanks
 
     /// No change: outside an `apply` of one change.
-    static let none = SingleChange(changes: [], was: KnownChat(), ranks: ChangeRanks())
+    static var none: SingleChange { SingleChange(change: nil, was: KnownChat(), ranks: ChangeRanks()) }
+}
+
+/// What `Subscription.track` reads of a changed chat as it is now: the change (for its id,
+/// where the `apply` holds it) and the fields that place the chat in a view.
+private struct CurrentChat {
+    var change: UnsafePointer<ChatChange>
+    /// nil when the change removed the chat.
+    var list: ChatList?
+    var unread: Int64
 }
 
 /// One subscriber's place in the feed.
@@ -536,8 +554,11 @@ private struct Subscription {
     var moment: Int
     /// A change of the current `apply` reached it (it is in `LiveFeed.reached`).
     var reached = false
-    /// The pure-update batch that must follow the last structural batch, with its moment's counts.
-    var deferred: DeferredBatch?
+    /// The pure-update batch that must follow the last structural batch, and its moment's
+    /// counts (two fields, not an optional struct of both: such an optional was copied and
+    /// destroyed through its type's value witnesses, three times an event).
+    var deferred: Batch<Chat>?
+    var deferredCounts = FeedCounts(count: 0, total: 0, unread: UnreadCounters())
     /// The counts of the last notification sent (of the snapshot before any).
     var lastCounts = FeedCounts(count: 0, total: 0, unread: UnreadCounters())
     /// The most chats `known` holds while waiting (`FeedOptions.maxPendingChats`).
@@ -580,18 +601,18 @@ private struct Subscription {
     /// Below this many changed chats a waiting subscription always tracks them one by one.
     static let minimumTracked = 64
 
-    /// Remembers what the subscriber last saw of a changed chat (`was`, now `current`),
+    /// Remembers what the subscriber last saw of a changed chat (`was`, now `now`),
     /// unless a reset is due anyway or it keeps its shown rows. A chat that is a row of the view
     /// neither before nor after is not tracked: its list's counters are all it may change.
     /// `alone` tells that the change is the only one of its `apply`. Returns true when a waiting
     /// subscription's `known` outgrew `maxTracked`: the caller then replaces it by the shown
     /// rows. O(1).
-    mutating func track(_ chatID: String, was: KnownChat, current: Chat?, alone: Bool) -> Bool {
-        guard !resetPending, was.chat?.list == view.list || current?.list == view.list else { return false }
+    mutating func track(_ now: CurrentChat, was: KnownChat, alone: Bool) -> Bool {
+        guard !resetPending, was.chat?.list == view.list || now.list == view.list else { return false }
         countsMayHaveChanged = true
         // `view.contains`, from the fields in place (a closure over the optional copies the chat).
         let wasRow = was.chat?.list == view.list && (!view.unreadOnly || was.chat!.unread > 0)
-        let isRow = current?.list == view.list && (!view.unreadOnly || current!.unread > 0)
+        let isRow = now.list == view.list && (!view.unreadOnly || now.unread > 0)
         guard shown == nil, wasRow || isRow, !awaitsSingleChange else { return false }
         // Up to date, and nothing stands before this change's batch: it comes from the ranks
         // the index reported (the `apply`'s `SingleChange`), without an entry in `known`.
@@ -599,8 +620,8 @@ private struct Subscription {
             awaitsSingleChange = true
             return false
         }
-        guard known[chatID] == nil else { return false }
-        known[chatID] = was
+        guard known[now.change.pointee.chatID] == nil else { return false }
+        known[now.change.pointee.chatID] = was
         return known.count > maxTracked && !canSend
     }
 }

@@ -34,6 +34,18 @@ struct KnownChat {
             || chat.unread != now.unread || chat.list != now.list || chat.pinOrder != now.pinOrder || chat.muted != now.muted
     }
 
+    /// `differs(from:)` for a chat that exists now, read where it is: a `Chat?` passed or bound
+    /// is copied and destroyed through its value witnesses (a chat is too large to be copied
+    /// inline), a few hundred instructions each time.
+    func differs(from now: UnsafePointer<Chat>) -> Bool {
+        // No chat before has no revision: a change (and `chat` is not nil below).
+        if chat?.revision != now.pointee.revision { return true }
+        guard !hasContent else { return chat! != now.pointee }
+        return chat?.id != now.pointee.id || chat?.lastMessageDate != now.pointee.lastMessageDate
+            || chat?.unread != now.pointee.unread || chat?.list != now.pointee.list
+            || chat?.pinOrder != now.pointee.pinOrder || chat?.muted != now.pointee.muted
+    }
+
     /// The chat's key when it is a row of `view`.
     func key(in view: ChatListView) -> ChatOrderKey? {
         guard let chat, view.contains(chat) else { return nil }
@@ -101,9 +113,11 @@ struct WindowDiff {
             return rank
         }
         let newRank = nowKey.map { index.rank(of: $0, in: view) }
-        self.init(
-            view: view, was: was, now: now, oldRank: oldRank, newRank: newRank, rowCount: index.count(of: view),
-            limit: limit, row: { index.chat(id: index.key(at: $0, in: view).id)! })
+        self = withUnsafePointer(to: ChatChange(chatID: id, chat: now)) { change in
+            WindowDiff(
+                view: view, was: was, now: change.chat, oldRank: oldRank, newRank: newRank,
+                rowCount: index.count(of: view), limit: limit, row: { index.chat(id: index.key(at: $0, in: view).id)! })
+        }
     }
 
     /// One changed chat, the only change since the subscriber's list, whose row indices in
@@ -112,10 +126,15 @@ struct WindowDiff {
     /// the chat after the change (nil when it was removed); `row` gives the view's row at an
     /// index, asked only for the row that comes into a window when the chat leaves it.
     ///
+    /// `was` is borrowed (an initializer's arguments are otherwise passed owned: the caller's
+    /// chat was copied to be passed here), and `now` is read where it is, and copied once, into
+    /// the batch that carries it (see `KnownChat.differs(from:)`). It is read only when the chat
+    /// is a row of the view now (`newRank`), so never nil then.
+    ///
     /// - Complexity: O(1), plus `row`'s when a row crosses the window's edge.
     init(
-        view: ChatListView, was: KnownChat, now: Chat?, oldRank: Int?, newRank: Int?, rowCount: Int, limit: Int?,
-        row: (Int) -> Chat
+        view: ChatListView, was: borrowing KnownChat, now: UnsafePointer<Chat>?, oldRank: Int?, newRank: Int?,
+        rowCount: Int, limit: Int?, row: (Int) -> Chat
     ) {
         let window = limit ?? Int.max
         newCount = min(window, rowCount)
@@ -127,7 +146,8 @@ struct WindowDiff {
         switch (oldIndex, newIndex) {
         case (let old?, let new?):
             if old != new { moves = [Move(from: old, to: new)] }
-            if was.differs(from: now) { updates = Batch(updates: [IndexedItem(index: new, item: now!)]) }
+            // A row now, so the chat is there (`newRank`).
+            if was.differs(from: now!) { updates = Batch(updates: [IndexedItem(index: new, item: now!.pointee)]) }
         case (let old?, nil):
             deletes = [old]
             // The row after the window's last comes in (the chat was in it, and is no longer).
@@ -135,7 +155,7 @@ struct WindowDiff {
                 inserts = [IndexedItem(index: limit - 1, item: row(limit - 1))]
             }
         case (nil, let new?):
-            inserts = [IndexedItem(index: new, item: now!)]
+            inserts = [IndexedItem(index: new, item: now!.pointee)]
             // The window's last row goes out (the chat came in from below it or from nowhere).
             if let limit, limit <= rowCount - 1 + (oldRank == nil ? 0 : 1) {
                 deletes = [limit - 1]
