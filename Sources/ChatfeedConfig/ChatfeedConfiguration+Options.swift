@@ -19,6 +19,7 @@ extension ChatfeedConfiguration {
             maxLineBytes: maxLineBytes,
             groupCommitMaxEvents: groupCommitMaxEvents,
             groupCommitMaxMilliseconds: groupCommitMaxMilliseconds,
+            groupCommitLingerMicroseconds: groupCommitLingerMicroseconds,
             quickCheckAtStart: quickCheckAtStart,
             checkpointIntervalMilliseconds: checkpointIntervalMilliseconds,
             sessionOutputLimitBytes: sessionOutputLimitBytes,

@@ -37,6 +37,7 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
     public var logLevel = LogLevel.info
     public var maxPinnedChats = engine.store.maxPinnedChats
     public var groupCommitMaxMilliseconds = engine.groupCommitMaxMilliseconds
+    public var groupCommitLingerMicroseconds = engine.groupCommitLingerMicroseconds
     public var changeLogRetention = engine.store.changeLogRetention
     public var changeLogReaderTimeoutMilliseconds = engine.store.readerTimeoutMilliseconds
     public var quickCheckAtStart = engine.quickCheckAtStart
@@ -83,6 +84,8 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
         .integer("maxPinnedChats", \.maxPinnedChats, 0...1000, "the most pinned chats a list holds; pinning one more is a conflict"),
         .integer("groupCommitMaxMilliseconds", \.groupCommitMaxMilliseconds, 1...60_000,
                  "the longest the daemon holds the write lock for one group commit; other processes' writers (the CLI) get the lock between groups"),
+        .integer("groupCommitLingerMicroseconds", \.groupCommitLingerMicroseconds, 0...1_000_000,
+                 "how long a group commit waits for more writes when they come while the daemon is busy (within this long of its last commit): fewer, larger commits under load, each write answered up to this much later; 0 commits at once. A write after a pause is never delayed"),
         .integer("changeLogRetention", \.changeLogRetention, 1...Int(Int32.max),
                  "change-log entries always kept; older ones are pruned once every live daemon on the file has read them"),
         .integer("changeLogReaderTimeoutMilliseconds", \.changeLogReaderTimeoutMilliseconds, 1...Int(Int32.max),

@@ -58,6 +58,8 @@ final class Engine: @unchecked Sendable {
     /// Transactions committed by group commits, and the writes they held (logged at exit).
     private var groupCommits = 0
     private var groupedWrites = 0
+    /// When the last group commit ended (`lingerForMoreWrites`).
+    private var lastGroupCommitEnd: ContinuousClock.Instant?
     /// Wake-ups by the database watcher (logged at exit): other processes' commits only.
     private var watcherWakes = 0
     /// How often the watcher's thread woke to read the kernel's events (logged at exit): the
@@ -229,8 +231,39 @@ final class Engine: @unchecked Sendable {
         }
     }
 
-    /// Handles input in order and commits the writes among it.
+    /// Handles input in order and commits the writes among it (after lingering for more, see
+    /// `lingerForMoreWrites`).
     private func process(_ inputs: [Input]) {
+        handle(inputs)
+        lingerForMoreWrites()
+        commitPendingWrites()
+    }
+
+    /// With `groupCommitLingerMicroseconds`, writes that came while the engine was busy (within
+    /// that long of the end of its last group commit) wait up to that long from then for more
+    /// input, handled as it comes, so that one transaction and one sync carry them all: under a
+    /// steady stream of writes, commits are fewer and larger and the engine spends less per write.
+    /// A write after a pause commits at once; a read, an ack with an id or a full group commits
+    /// what waits before it, as always.
+    private func lingerForMoreWrites() {
+        let linger = Duration.microseconds(options.groupCommitLingerMicroseconds)
+        guard linger > .zero, !pendingWrites.isEmpty, let lastEnd = lastGroupCommitEnd else { return }
+        let deadline = lastEnd + linger
+        while !pendingWrites.isEmpty, !shutdown.isRequested {
+            let left = deadline - .now
+            guard left > .zero else { return }
+            // What the input so far let out goes before the wait (a batch an ack released shows
+            // committed writes only): an ack's round trip does not wait for the linger.
+            flushUnflushed()
+            let more = queue.takeAll(waitingAtMost: Double(left.components.attoseconds) / 1e18 + Double(left.components.seconds))
+            guard !more.isEmpty else { return }
+            handle(more)
+        }
+    }
+
+    /// Handles input in order, committing pending writes only where a request needs them
+    /// committed first.
+    private func handle(_ inputs: [Input]) {
         for input in inputs {
             switch input {
             case .opened(let record):
@@ -251,7 +284,6 @@ final class Engine: @unchecked Sendable {
                 body(self)
             }
         }
-        commitPendingWrites()
     }
 
     /// The user `id`, nil when there is none (a look for `ChatEngine.user(_:)`).
@@ -690,6 +722,7 @@ final class Engine: @unchecked Sendable {
         catchUp()
         // Answer as soon as the group is durable, not at the end of the round.
         flushUnflushed()
+        lastGroupCommitEnd = .now
         return committed
     }
 

@@ -19,6 +19,10 @@ public struct EngineOptions: Sendable {
     /// The longest the engine holds the write lock for one group commit, so that other
     /// processes' writers get in between groups.
     public var groupCommitMaxMilliseconds: Int
+    /// How long a group commit waits for more writes, in microseconds, when its writes came
+    /// while the engine was busy (within this long of its last commit): 0 commits at once. A
+    /// write after a pause is never delayed.
+    public var groupCommitLingerMicroseconds: Int
     /// Run `PRAGMA quick_check` at start, on a thread of its own beside the load: reads are
     /// answered meanwhile, nothing is written before it passes, and a damaged database gets no
     /// write (`ChatEngine.lostDatabase`; docs/DECISIONS.md, "The quick check beside the start").
@@ -45,6 +49,7 @@ public struct EngineOptions: Sendable {
     public static let defaultMaxLineBytes = 1 << 20
     public static let defaultGroupCommitMaxEvents = 1000
     public static let defaultGroupCommitMaxMilliseconds = 20
+    public static let defaultGroupCommitLingerMicroseconds = 0
     public static let defaultQuickCheckAtStart = true
     public static let defaultCheckpointIntervalMilliseconds = 1000
     public static let defaultSessionOutputLimitBytes = 4 << 20
@@ -61,6 +66,7 @@ public struct EngineOptions: Sendable {
         pollIntervalMilliseconds: Int = defaultPollIntervalMilliseconds, maxLineBytes: Int = defaultMaxLineBytes,
         groupCommitMaxEvents: Int = defaultGroupCommitMaxEvents,
         groupCommitMaxMilliseconds: Int = defaultGroupCommitMaxMilliseconds,
+        groupCommitLingerMicroseconds: Int = defaultGroupCommitLingerMicroseconds,
         quickCheckAtStart: Bool = defaultQuickCheckAtStart,
         checkpointIntervalMilliseconds: Int = defaultCheckpointIntervalMilliseconds,
         sessionOutputLimitBytes: Int = defaultSessionOutputLimitBytes,
@@ -75,6 +81,7 @@ public struct EngineOptions: Sendable {
         self.maxLineBytes = maxLineBytes
         self.groupCommitMaxEvents = groupCommitMaxEvents
         self.groupCommitMaxMilliseconds = groupCommitMaxMilliseconds
+        self.groupCommitLingerMicroseconds = groupCommitLingerMicroseconds
         self.quickCheckAtStart = quickCheckAtStart
         self.checkpointIntervalMilliseconds = checkpointIntervalMilliseconds
         self.sessionOutputLimitBytes = sessionOutputLimitBytes

@@ -48,6 +48,7 @@ import Testing
         #expect(defaults.defaultMaxInFlight == 1)
         #expect(defaults.resetThreshold == 1.5)
         #expect(defaults.groupCommitMaxEvents == 1000)
+        #expect(defaults.groupCommitLingerMicroseconds == 0)
         #expect(defaults.logLevel == .info)
     }
 
@@ -68,6 +69,7 @@ import Testing
         #expect(configuration == expected)
         #expect(try parse("{}") == .defaults)
         #expect(try parse(#" { "resetThreshold": 0.25 } "#).resetThreshold == 0.25)
+        #expect(try parse(#"{"groupCommitLingerMicroseconds": 1000}"#).engineOptions.groupCommitLingerMicroseconds == 1000)
         #expect(try parse(#"{"maxLineBytes": 2048.0}"#).maxLineBytes == 2048)
     }
 
@@ -115,6 +117,7 @@ import Testing
             (#"{"maxLineBytes": 0}"#, "maxLineBytes", "must be between 1 and 1073741824, not 0"),
             (#"{"defaultMaxInFlight": -2}"#, "defaultMaxInFlight", "must be between 0 and 1000000, not -2"),
             (#"{"groupCommitMaxEvents": 0}"#, "groupCommitMaxEvents", "must be between 1 and 1000000, not 0"),
+            (#"{"groupCommitLingerMicroseconds": -1}"#, "groupCommitLingerMicroseconds", "must be between 0 and 1000000, not -1"),
             (#"{"cacheSizeKiB": 99999999999}"#, "cacheSizeKiB", "must be at least 0, not 99999999999"),
             (#"{"resetThreshold": -0.5}"#, "resetThreshold", "must be a number at least 0, not -0.5"),
             (#"{"durability": "fast"}"#, "durability", #"must be one of "normal", "full", not "fast""#),

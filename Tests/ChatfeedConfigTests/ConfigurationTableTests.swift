@@ -70,6 +70,7 @@ import Testing
         #expect(daemon.maxLineBytes == embedded.maxLineBytes)
         #expect(daemon.groupCommitMaxEvents == embedded.groupCommitMaxEvents)
         #expect(daemon.groupCommitMaxMilliseconds == embedded.groupCommitMaxMilliseconds)
+        #expect(daemon.groupCommitLingerMicroseconds == embedded.groupCommitLingerMicroseconds)
         #expect(daemon.quickCheckAtStart == embedded.quickCheckAtStart)
         #expect(daemon.checkpointIntervalMilliseconds == embedded.checkpointIntervalMilliseconds)
         #expect(daemon.sessionOutputLimitBytes == embedded.sessionOutputLimitBytes)
