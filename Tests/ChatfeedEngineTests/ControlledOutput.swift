@@ -19,9 +19,17 @@ final class ControlledOutput: EngineOutput, @unchecked Sendable {
     func flush() -> Bool {
         lock.withLock {
             delivered += pending.count { $0 == 0x0A }
+            deliveredBytes += pending
             pending.removeAll()
         }
         return true
+    }
+
+    private var deliveredBytes: [UInt8] = []
+
+    /// The lines delivered so far, in order.
+    var deliveredText: [String] {
+        lock.withLock { String(decoding: deliveredBytes, as: UTF8.self).split(separator: "\n").map(String.init) }
     }
 
     var isPeerGone: Bool { false }

@@ -5,11 +5,16 @@ import Testing
 import TestSupport
 
 /// `groupCommitLingerMicroseconds`: writes that come while the engine is busy wait for more
-/// before their group commits; a write after a pause, and writes before a read, commit at once.
+/// before their group commits; a write after a pause, and writes before a read, commit at once;
+/// what an ack lets out meanwhile goes at once.
+///
+/// Each scenario runs on a thread of its own against an output that delivers its lines when the
+/// engine flushes it (as the daemon's stdout does), and returns what it saw: the tests' waits do
+/// not depend on the cooperative pool, which the synchronous tests of the other suites may hold
+/// for seconds.
 @Suite struct GroupCommitLingerTests {
-    /// Long enough that the writes a test sends one by one always arrive within it, on a busy
-    /// machine too.
-    static let linger = Duration.seconds(3)
+    /// Long enough that the writes a scenario sends one after the other always arrive within it.
+    static let linger = Duration.seconds(5)
 
     private static func engine(_ directory: TemporaryDirectory, linger: Duration) throws -> ChatEngine {
         try ChatEngine(options: EngineOptions(
@@ -23,81 +28,107 @@ import TestSupport
         ])
     }
 
+    private static func ack(_ seq: Int) -> [UInt8] {
+        SessionClient.line(id: nil, "feed.ack", ["subscription": "s1", "seq": .integer(Int64(seq))])
+    }
+
+    /// Waits (blocking) until `output` has delivered `count` lines, at most `seconds`.
+    private static func waitForLines(_ output: ControlledOutput, _ count: Int, seconds: Double) -> Bool {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while output.deliveredLines < count, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.005) }
+        return output.deliveredLines >= count
+    }
+
+    struct Seen: Sendable {
+        var firstWriteTook: Duration = .zero
+        var groups: [[Int]] = []
+        var arrived: [Bool] = []
+        var lines: [String] = []
+    }
+
     @Test func writesThatComeWhileTheEngineIsBusyShareOneGroupCommit() async throws {
         let directory = try TemporaryDirectory()
         let engine = try Self.engine(directory, linger: Self.linger)
         defer { engine.stop(); engine.waitUntilStopped() }
         let observer = HoldingObserver()
         engine.observer = observer
-        let client = SessionClient(engine.openInProcessSession())
-
-        // The first write comes after a pause (no commit yet): it commits alone, at once.
-        let started = ContinuousClock.now
-        _ = try await client.result("chat.create", ["chat": "a", "title": "A", "createdAt": 1000])
-        #expect(ContinuousClock.now - started < Self.linger, "a write after a pause waited for more")
-        #expect(observer.groups == [1])
-
-        // A post right after that commit waits for more: still uncommitted a while later (without
-        // the linger it would have committed alone by then). Two more posts join it in one group.
-        #expect(client.session.send(Self.post(1, "m1")))
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(observer.groups == [1], "m1 did not wait for more writes")
-        #expect(client.session.send(Self.post(2, "m2")))
-        #expect(client.session.send(Self.post(3, "m3")))
-        for id in 1...3 {
-            let line = try JSONValue(parsing: try #require(try await client.nextLine()))
-            #expect(line["id"] == .integer(Int64(id)), "\(line)")
-            #expect(line["error"] == nil, "\(line)")
+        let output = ControlledOutput()
+        let session = engine.openSession(output: output)
+        let seen = await offPool { () -> Seen in
+            var seen = Seen()
+            // The first write comes after a pause (no commit yet): it commits alone, at once.
+            let started = ContinuousClock.now
+            _ = session.send(SessionClient.line(id: 1, "chat.create", ["chat": "a", "title": "A", "createdAt": 1000]))
+            seen.arrived.append(Self.waitForLines(output, 1, seconds: 30))
+            seen.firstWriteTook = ContinuousClock.now - started
+            seen.groups.append(observer.groups)
+            // A post right after that commit waits for more: still uncommitted a while later
+            // (without the linger it would have committed alone by then).
+            _ = session.send(Self.post(2, "m1"))
+            Thread.sleep(forTimeInterval: 0.3)
+            seen.groups.append(observer.groups)
+            // Two more posts join it: one group for the three.
+            _ = session.send(Self.post(3, "m2"))
+            _ = session.send(Self.post(4, "m3"))
+            seen.arrived.append(Self.waitForLines(output, 4, seconds: 30))
+            seen.groups.append(observer.groups)
+            // A read commits the writes before it at once, lingering or not.
+            _ = session.send(Self.post(5, "m4") + SessionClient.line(id: 6, "chats.list"))
+            seen.arrived.append(Self.waitForLines(output, 6, seconds: 30))
+            seen.groups.append(observer.groups)
+            seen.lines = output.deliveredText
+            return seen
         }
-        #expect(observer.groups == [1, 3])
-
-        // A read commits the writes before it at once, lingering or not.
-        #expect(client.session.send(Self.post(4, "m4") + SessionClient.line(id: 5, "chats.list")))
-        let posted = try JSONValue(parsing: try #require(try await client.nextLine()))
-        #expect(posted["id"] == .integer(4))
-        let listed = try JSONValue(parsing: try #require(try await client.nextLine()))
-        #expect(listed["id"] == .integer(5))
+        #expect(seen.arrived == [true, true, true], "\(seen.lines)")
+        #expect(seen.firstWriteTook < Self.linger, "a write after a pause waited for more")
+        #expect(seen.groups == [[1], [1], [1, 3], [1, 3, 1]])
+        let ids = try seen.lines.map { try JSONValue(parsing: Array($0.utf8))["id"] }
+        #expect(ids == [1, 2, 3, 4, 5, 6])
+        let listed = try JSONValue(parsing: Array(try #require(seen.lines.last).utf8))
         #expect(listed["result"]?["items"]?.arrayValue?.first?["lastMessage"]?["id"] == .string("m4"), "\(listed)")
-        #expect(observer.groups == [1, 3, 1])
     }
 
     /// A batch an ack releases while writes linger goes out at once, not with their commit: it
     /// shows committed writes only, and an ack's round trip would otherwise wait for the linger.
-    /// (An output that delivers its lines when flushed, as the daemon's stdout does.)
     @Test func aBatchAnAckReleasesGoesOutWhileWritesLinger() async throws {
         let directory = try TemporaryDirectory()
-        let engine = try Self.engine(directory, linger: .seconds(2))
+        let engine = try Self.engine(directory, linger: Self.linger)
         defer { engine.stop(); engine.waitUntilStopped() }
         let observer = HoldingObserver()
         engine.observer = observer
         let output = ControlledOutput()
         let session = engine.openSession(output: output)
-        func ack(_ seq: Int) -> [UInt8] {
-            SessionClient.line(id: nil, "feed.ack", ["subscription": "s1", "seq": .integer(Int64(seq))])
+        let seen = await offPool { () -> Seen in
+            var seen = Seen()
+            // The snapshot; two chats in one group (the first write: no linger), b on top: batch 1.
+            _ = session.send(SessionClient.line(id: 0, "feed.subscribe", ["maxInFlight": 1]))
+            _ = session.send(
+                SessionClient.line(id: 1, "chat.create", ["chat": "a", "title": "A", "createdAt": 1000])
+                    + SessionClient.line(id: 2, "chat.create", ["chat": "b", "title": "B", "createdAt": 2000]))
+            seen.arrived.append(Self.waitForLines(output, 4, seconds: 30))
+            // m1 lingers, then moves a to the top: its answer and its structural batch (2) go
+            // out with the commit; its deferred update waits for that batch's ack.
+            _ = session.send(Self.ack(1) + Self.post(3, "m1"))
+            seen.arrived.append(Self.waitForLines(output, 6, seconds: 30))
+            seen.groups.append(observer.groups)
+            // m2 lingers; the ack of batch 2 meanwhile lets the deferred update out at once.
+            _ = session.send(Self.post(4, "m2") + Self.ack(2))
+            seen.arrived.append(Self.waitForLines(output, 7, seconds: 3))
+            seen.groups.append(observer.groups)
+            // Then m2 commits and is answered (its batch waits for the ack of batch 3).
+            seen.arrived.append(Self.waitForLines(output, 8, seconds: 30))
+            seen.groups.append(observer.groups)
+            seen.lines = output.deliveredText
+            return seen
         }
-        func waitForLines(_ count: Int, seconds: Double) async throws -> Bool {
-            let deadline = ContinuousClock.now + .seconds(seconds)
-            while output.deliveredLines < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-            return output.deliveredLines >= count
-        }
-        // The snapshot; two chats in one group (the first write: no linger), b on top, batch 1.
-        #expect(session.send(SessionClient.line(id: 0, "feed.subscribe", ["maxInFlight": 1])))
-        #expect(session.send(
-            SessionClient.line(id: 1, "chat.create", ["chat": "a", "title": "A", "createdAt": 1000])
-                + SessionClient.line(id: 2, "chat.create", ["chat": "b", "title": "B", "createdAt": 2000])))
-        #expect(try await waitForLines(4, seconds: 30))
-        // m1 lingers, then moves a to the top: its answer and its structural batch (2) go out
-        // with the commit; its deferred update waits for that batch's ack.
-        #expect(session.send(ack(1) + Self.post(3, "m1")))
-        #expect(try await waitForLines(6, seconds: 30))
-        let groups = observer.groups
-        #expect(groups == [2, 1])
-        // m2 lingers; the ack of batch 2 meanwhile lets the deferred update out before m2 commits.
-        #expect(session.send(Self.post(4, "m2") + ack(2)))
-        #expect(try await waitForLines(7, seconds: 1.5), "the released batch waited for m2's group commit")
-        #expect(observer.groups == groups)
-        #expect(try await waitForLines(8, seconds: 30))  // m2's answer (its batch waits for ack 3)
-        #expect(observer.groups == groups + [1])
+        #expect(seen.arrived == [true, true, true, true], "the released batch waited for m2's group commit: \(seen.lines)")
+        #expect(seen.groups == [[2, 1], [2, 1], [2, 1, 1]])
+        let lines = try seen.lines.map { try JSONValue(parsing: Array($0.utf8)) }
+        #expect(lines.count == 8)
+        guard lines.count == 8 else { return }
+        #expect(lines[5]["params"]?["seq"] == .integer(2) && lines[5]["params"]?["moves"]?.arrayValue?.count == 1, "\(lines[5])")
+        #expect(lines[6]["params"]?["seq"] == .integer(3) && lines[6]["params"]?["updates"]?.arrayValue?.count == 1, "\(lines[6])")
+        #expect(lines[7]["id"] == .integer(4))
     }
 
     @Test func withoutLingerEachRoundCommitsItsOwnWrites() async throws {
