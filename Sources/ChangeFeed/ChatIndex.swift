@@ -226,17 +226,24 @@ public struct ChatIndex {
 
 extension UnsafePointer<ChatChange> {
     /// The change's chat where it is, nil when the change removes the chat.
+    var chat: UnsafePointer<Chat>? {
+        // The offset computed once: `pointer(to:)` evaluated its key path each time.
+        (UnsafeRawPointer(self) + Self.chatOffset).assumingMemoryBound(to: Chat?.self).chat
+    }
+
+    private static let chatOffset = MemoryLayout<ChatChange>.offset(of: \.chat)!
+}
+
+extension UnsafePointer<Chat?> {
+    /// The chat this optional holds, where it is; nil when it holds none.
     ///
     /// An optional's payload is stored at its start (a single-payload enum's layout), so the
     /// address of a `Chat?` that holds a chat is the address of that chat.
     var chat: UnsafePointer<Chat>? {
-        // A field read through the optional, not the optional compared with nil (which copied
-        // it), and the offset computed once (`pointer(to:)` evaluated its key path each time).
-        guard pointee.chat?.revision != nil else { return nil }
-        return (UnsafeRawPointer(self) + Self.chatOffset).assumingMemoryBound(to: Chat.self)
+        // A field read through the optional, not the optional compared with nil (which copied it).
+        guard pointee?.revision != nil else { return nil }
+        return UnsafeRawPointer(self).assumingMemoryBound(to: Chat.self)
     }
-
-    private static let chatOffset = MemoryLayout<ChatChange>.offset(of: \.chat)!
 }
 
 /// What `ChatIndex.applyKeepingContent` did: the chat as it was (and whether it had its

@@ -113,9 +113,9 @@ struct WindowDiff {
             return rank
         }
         let newRank = nowKey.map { index.rank(of: $0, in: view) }
-        self = withUnsafePointer(to: ChatChange(chatID: id, chat: now)) { change in
+        self = withUnsafePointer(to: now) { now in
             WindowDiff(
-                view: view, was: was, now: change.chat, oldRank: oldRank, newRank: newRank,
+                view: view, was: was, now: now.chat, oldRank: oldRank, newRank: newRank,
                 rowCount: index.count(of: view), limit: limit, row: { index.chat(id: index.key(at: $0, in: view).id)! })
         }
     }

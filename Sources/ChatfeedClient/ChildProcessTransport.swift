@@ -1,3 +1,4 @@
+import ChatModel
 import Foundation
 import JSONCodec
 import WireProtocol
@@ -180,8 +181,7 @@ public final class ChildProcessConnection: ChatfeedConnection, @unchecked Sendab
             }
         }
         if let timer, let timeout {
-            let (seconds, attoseconds) = timeout.components
-            DispatchQueue.global().asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18, execute: timer)
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout.timeInterval, execute: timer)
         }
         defer { timer?.cancel() }
         do {

@@ -255,7 +255,7 @@ final class Engine: @unchecked Sendable {
             // What the input so far let out goes before the wait (a batch an ack released shows
             // committed writes only): an ack's round trip does not wait for the linger.
             flushUnflushed()
-            let more = queue.takeAll(waitingAtMost: Double(left.components.attoseconds) / 1e18 + Double(left.components.seconds))
+            let more = queue.takeAll(waitingAtMost: left.timeInterval)
             guard !more.isEmpty else { return }
             handle(more)
         }

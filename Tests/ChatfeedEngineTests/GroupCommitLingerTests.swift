@@ -39,6 +39,22 @@ import TestSupport
         return output.deliveredLines >= count
     }
 
+    /// Runs `scenario` on a thread of its own against a session of a new engine with
+    /// `linger`, an output delivered when flushed and an observer of the group commits, and
+    /// returns what it saw.
+    private static func run(
+        _ scenario: @escaping @Sendable (EngineSession, ControlledOutput, HoldingObserver) -> Seen
+    ) async throws -> Seen {
+        let directory = try TemporaryDirectory()
+        let engine = try Self.engine(directory, linger: linger)
+        defer { engine.stop(); engine.waitUntilStopped() }
+        let observer = HoldingObserver()
+        engine.observer = observer
+        let output = ControlledOutput()
+        let session = engine.openSession(output: output)
+        return await offPool { scenario(session, output, observer) }
+    }
+
     struct Seen: Sendable {
         var firstWriteTook: Duration = .zero
         var groups: [[Int]] = []
@@ -47,14 +63,7 @@ import TestSupport
     }
 
     @Test func writesThatComeWhileTheEngineIsBusyShareOneGroupCommit() async throws {
-        let directory = try TemporaryDirectory()
-        let engine = try Self.engine(directory, linger: Self.linger)
-        defer { engine.stop(); engine.waitUntilStopped() }
-        let observer = HoldingObserver()
-        engine.observer = observer
-        let output = ControlledOutput()
-        let session = engine.openSession(output: output)
-        let seen = await offPool { () -> Seen in
+        let seen = try await Self.run { session, output, observer in
             var seen = Seen()
             // The first write comes after a pause (no commit yet): it commits alone, at once.
             let started = ContinuousClock.now
@@ -91,14 +100,7 @@ import TestSupport
     /// A batch an ack releases while writes linger goes out at once, not with their commit: it
     /// shows committed writes only, and an ack's round trip would otherwise wait for the linger.
     @Test func aBatchAnAckReleasesGoesOutWhileWritesLinger() async throws {
-        let directory = try TemporaryDirectory()
-        let engine = try Self.engine(directory, linger: Self.linger)
-        defer { engine.stop(); engine.waitUntilStopped() }
-        let observer = HoldingObserver()
-        engine.observer = observer
-        let output = ControlledOutput()
-        let session = engine.openSession(output: output)
-        let seen = await offPool { () -> Seen in
+        let seen = try await Self.run { session, output, observer in
             var seen = Seen()
             // The snapshot; two chats in one group (the first write: no linger), b on top: batch 1.
             _ = session.send(SessionClient.line(id: 0, "feed.subscribe", ["maxInFlight": 1]))

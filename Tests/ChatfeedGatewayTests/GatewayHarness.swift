@@ -279,8 +279,7 @@ final class Inbox: Sendable {
             }
             waiter?.resume(throwing: TimedOut())
         }
-        let (seconds, attoseconds) = timeout.components
-        DispatchQueue.global().asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18, execute: timer)
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout.timeInterval, execute: timer)
         defer { timer.cancel() }
         return try await withCheckedThrowingContinuation { waiter in
             let now: String?? = state.withLock { state in
