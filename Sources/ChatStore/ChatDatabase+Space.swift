@@ -33,6 +33,25 @@ extension ChatDatabase {
         try db.cachedStatement("PRAGMA page_size").fetchValue(Int64.self) ?? 4096
     }
 
+    /// The connection's automatic checkpoint point (`PRAGMA wal_autocheckpoint`), 0 for none.
+    static func autoCheckpointPages(_ db: Database) throws -> Int {
+        Int(try db.cachedStatement("PRAGMA wal_autocheckpoint").fetchValue(Int64.self) ?? 0)
+    }
+
+    /// Has every commit of the store call `afterEachCommit` with the number of frames its
+    /// write-ahead log holds then (its automatic checkpoint stays at the same point): a background
+    /// checkpointer uses it to copy the log before the committing thread would have to. Kept
+    /// when the store opens its file again; nothing for a read-only store.
+    public func reportLogSize(afterEachCommit: @escaping (_ logFrames: Int) -> Void) {
+        logSizeReport = afterEachCommit
+        installLogSizeReport()
+    }
+
+    func installLogSizeReport() {
+        guard let logSizeReport, !openedOnFullDisk, !options.readOnly else { return }
+        db.checkpointAutomatically(atPages: autoCheckpointPages, afterEachCommit: logSizeReport)
+    }
+
     /// How many times its usual largest size a `-wal` file may grow before a write empties the
     /// log (`escapedLogBytes`).
     static let escapedLogFactor: Int64 = 4
@@ -43,7 +62,7 @@ extension ChatDatabase {
     /// store (1,000 pages) must not take the log of a daemon that checkpoints at 14,336 for an
     /// escaped one. Nil when automatic checkpoints are off.
     static func escapedLogBytes(_ db: Database) throws -> Int64? {
-        let pages = try db.cachedStatement("PRAGMA wal_autocheckpoint").fetchValue(Int64.self) ?? 0
+        let pages = Int64(try autoCheckpointPages(db))
         guard pages > 0 else { return nil }
         return escapedLogFactor * max(pages * (try pageSize(db) + 24), maxWriteAheadLogBytes)
     }

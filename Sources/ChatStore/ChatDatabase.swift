@@ -40,6 +40,10 @@ public final class ChatDatabase {
     /// empties it (`keepLogWithinSpace()`); nil when automatic checkpoints are off. Set by the
     /// store from its connection (tests lower it).
     var escapedLogBytes: Int64?
+    /// The connection's automatic checkpoint point in pages, as opened (0: none).
+    public internal(set) var autoCheckpointPages = 0
+    /// Hears the log's size after each commit (`reportLogSize(afterEachCommit:)`).
+    var logSizeReport: ((Int) -> Void)?
 
     /// Opens the store at `path`, creating the file when it is missing and migrating its schema.
     /// Read-only, a database on read-only media (a read-only directory or mount, where SQLite
@@ -55,6 +59,7 @@ public final class ChatDatabase {
             (db, openedOnFullDisk) = try Self.open(path: path, options: options)
             statements = try PreparedStatements(db)
             escapedLogBytes = try Self.escapedLogBytes(db)
+            autoCheckpointPages = try Self.autoCheckpointPages(db)
         } catch let error as SQLiteError {
             throw Self.startUpError(error, path: path, options: options)
         }
@@ -97,6 +102,8 @@ public final class ChatDatabase {
         statements = prepared
         db = writable
         escapedLogBytes = try? Self.escapedLogBytes(writable)
+        autoCheckpointPages = (try? Self.autoCheckpointPages(writable)) ?? 1000
+        installLogSizeReport()
         openedOnFullDisk = false
         reopenings += 1
         return true

@@ -95,7 +95,7 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
         .integer("maxDatabaseMiB", \.maxDatabaseMiB, 0...Int(Int32.max),
                  "the largest the database may grow (0: no limit); beyond it writes fail with −32004 storage full, as on a full disk"),
         .integer("checkpointIntervalMilliseconds", \.checkpointIntervalMilliseconds, 1...60_000,
-                 "how long after a commit the daemon copies the write-ahead log into the database file (on a thread of its own, with every commit made meanwhile); longer copies a page that many commits changed once and lets the `-wal` file grow larger meanwhile"),
+                 "how long after a commit the daemon copies the write-ahead log into the database file (on a thread of its own, with every commit made meanwhile); longer copies a page that many commits changed once and lets the `-wal` file grow larger meanwhile (past three quarters of the daemon's own checkpoint point, 14,336 pages, it copies at once)"),
         .integer("sessionOutputLimitBytes", \.sessionOutputLimitBytes, 1024...Int(Int32.max),
                  "the most output an in-process or WebSocket session may leave unsent; beyond it the engine holds that session's requests until it reads on (other sessions go on)"),
         .integer("maxSubscriptionsPerConnection", \.maxSubscriptionsPerConnection, 1...1_000_000,

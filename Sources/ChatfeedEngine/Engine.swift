@@ -124,9 +124,16 @@ final class Engine: @unchecked Sendable {
     /// quick check, `settleIntegrityCheck` logs a failure and the engine goes on.
     private func startWriting() throws {
         guard !options.store.readOnly else { return }
-        checkpointer = try BackgroundCheckpointer(
+        // The checkpointer copies the log from three quarters of the writer's checkpoint point
+        // on, so that the writer's checkpoint there, which starts the log over, finds little to
+        // copy and sync (docs/DECISIONS.md, "The checkpointer syncs what it copied").
+        let early = options.checkpointEarlyPages ?? store.autoCheckpointPages * 3 / 4
+        let checkpointer = try BackgroundCheckpointer(
             path: options.databasePath, busyTimeoutMilliseconds: options.store.busyTimeoutMilliseconds,
-            interval: Double(options.checkpointIntervalMilliseconds) / 1000, ownWrites: ownCommits)
+            interval: Double(options.checkpointIntervalMilliseconds) / 1000,
+            earlyPages: early > 0 ? early : nil, ownWrites: ownCommits)
+        self.checkpointer = checkpointer
+        store.reportLogSize { checkpointer.logSizeAfterCommit($0) }
         do {
             try store.registerReader(
                 "chatfeedd-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: .min ... .max))",
@@ -718,7 +725,6 @@ final class Engine: @unchecked Sendable {
                 }
             }
         }
-        checkpointer?.commitHappened()
         catchUp()
         // Answer as soon as the group is durable, not at the end of the round.
         flushUnflushed()

@@ -30,6 +30,13 @@ public struct EngineOptions: Sendable {
     /// How long after a commit the background checkpoint copies the write-ahead log into the
     /// database: pages changed by several commits in between are copied once.
     public var checkpointIntervalMilliseconds: Int
+    /// How large the write-ahead log may grow, in pages, before the background checkpoint runs
+    /// without waiting for `checkpointIntervalMilliseconds`, and again after each commit until
+    /// the writer's own checkpoint starts the log over: nil for three quarters of the writer's
+    /// automatic checkpoint point (`StoreOptions.autoCheckpointPages`), 0 for never. Not a
+    /// configuration key: the point follows the writer's (docs/DECISIONS.md, "The checkpointer
+    /// syncs what it copied").
+    public var checkpointEarlyPages: Int?
     /// The most output bytes an in-process session may leave unread: past it, the engine stops
     /// handling that session's requests until its reader catches up (other sessions go on).
     public var sessionOutputLimitBytes: Int
@@ -69,6 +76,7 @@ public struct EngineOptions: Sendable {
         groupCommitLingerMicroseconds: Int = defaultGroupCommitLingerMicroseconds,
         quickCheckAtStart: Bool = defaultQuickCheckAtStart,
         checkpointIntervalMilliseconds: Int = defaultCheckpointIntervalMilliseconds,
+        checkpointEarlyPages: Int? = nil,
         sessionOutputLimitBytes: Int = defaultSessionOutputLimitBytes,
         maxSubscriptionsPerConnection: Int = defaultMaxSubscriptionsPerConnection,
         defaultUser: String = defaultDefaultUser,
@@ -84,6 +92,7 @@ public struct EngineOptions: Sendable {
         self.groupCommitLingerMicroseconds = groupCommitLingerMicroseconds
         self.quickCheckAtStart = quickCheckAtStart
         self.checkpointIntervalMilliseconds = checkpointIntervalMilliseconds
+        self.checkpointEarlyPages = checkpointEarlyPages
         self.sessionOutputLimitBytes = sessionOutputLimitBytes
         self.maxSubscriptionsPerConnection = maxSubscriptionsPerConnection
         self.defaultUser = defaultUser

@@ -7,10 +7,22 @@ import Foundation
 /// Pair it with a large `StoreOptions.autoCheckpointPages` on the writer's store (a backstop in
 /// case the checkpointer falls behind). Call `commitHappened()` after commits: the checkpointer
 /// runs a passive checkpoint (it never blocks readers or writers) `interval` after a commit, with
-/// every commit made meanwhile, and sleeps while nothing is written.
+/// every commit made meanwhile, and sleeps while nothing is written. Call
+/// `logSizeAfterCommit(_:)` instead where the log's size is known (`ChatDatabase.reportLogSize`):
+/// once the log passes `earlyPages` the checkpointer copies it at once, again after each commit
+/// until the writer's own checkpoint at the backstop starts the log over, so that the writer's
+/// checkpoint finds little left to copy.
+///
+/// After each checkpoint that copied pages it syncs the database file: a checkpoint that a
+/// writer overtakes (under a steady stream of commits, every one) does not, and would leave
+/// what it copied for the writer's checkpoint to sync (docs/DECISIONS.md, "The checkpointer
+/// syncs what it copied").
 public final class BackgroundCheckpointer: @unchecked Sendable {
     private let condition = NSCondition()
     private var pendingCommits = false
+    /// The log passed `earlyPages` since the last checkpoint: no waiting for the interval.
+    private var logPastEarlyPages = false
+    private let earlyPages: Int?
     private var stopped = false
     private var finished = false
     private let interval: TimeInterval
@@ -18,10 +30,14 @@ public final class BackgroundCheckpointer: @unchecked Sendable {
 
     /// Opens a second connection to `path` and starts the thread. `ownWrites` hears of each
     /// checkpoint, so that a watcher of the files does not take them for another process's.
-    public init(path: String, busyTimeoutMilliseconds: Int, interval: TimeInterval = 1, ownWrites: OwnCommitFilter? = nil) throws {
+    public init(
+        path: String, busyTimeoutMilliseconds: Int, interval: TimeInterval = 1, earlyPages: Int? = nil,
+        ownWrites: OwnCommitFilter? = nil
+    ) throws {
         let db = try Database(path: path, mode: .init(readOnly: false, create: false))
         db.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
         self.interval = interval
+        self.earlyPages = earlyPages
         self.ownWrites = ownWrites
         // The connection moves to the thread and is used there only.
         let owned = OwnedConnection(db: db)
@@ -35,6 +51,19 @@ public final class BackgroundCheckpointer: @unchecked Sendable {
         condition.lock()
         if !pendingCommits {
             pendingCommits = true
+            condition.signal()
+        }
+        condition.unlock()
+    }
+
+    /// Notes that the writer committed and that its log holds `logFrames` frames now; cheap,
+    /// from any thread (the writer's commit calls it).
+    public func logSizeAfterCommit(_ logFrames: Int) {
+        condition.lock()
+        let early = earlyPages.map { logFrames >= $0 } ?? false
+        if !pendingCommits || (early && !logPastEarlyPages) {
+            pendingCommits = true
+            logPastEarlyPages = logPastEarlyPages || early
             condition.signal()
         }
         condition.unlock()
@@ -57,7 +86,7 @@ public final class BackgroundCheckpointer: @unchecked Sendable {
             // several commits changed is copied once. A stop cuts the wait short (the owner
             // checkpoints on its own when it closes).
             let due = Date(timeIntervalSinceNow: interval)
-            while !stopped && condition.wait(until: due) {}
+            while !stopped && !logPastEarlyPages && condition.wait(until: due) {}
             if stopped {
                 finished = true
                 condition.broadcast()
@@ -65,10 +94,13 @@ public final class BackgroundCheckpointer: @unchecked Sendable {
                 return
             }
             pendingCommits = false
+            logPastEarlyPages = false
             condition.unlock()
             // A failed checkpoint (e.g. busy) is retried after the next commit.
             ownWrites?.checkpointWillBegin()
-            _ = try? db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            if let progress = try? db.checkpoint(.passive), progress.checkpointedFrames > 0 {
+                try? db.syncMainFile()
+            }
             ownWrites?.checkpointDidEnd()
             condition.lock()
         }

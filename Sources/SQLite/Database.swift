@@ -25,6 +25,9 @@ public final class Database {
     public let path: String
     let handle: OpaquePointer
     private var statementCache: [String: Statement] = [:]
+    /// What the write-ahead log hook calls (`checkpointAutomatically(atPages:afterEachCommit:)`),
+    /// kept alive as long as the connection.
+    private var logHook: LogHook?
 
     /// Opens the database at `path` (":memory:" for a private in-memory database).
     public init(path: String, mode: OpenMode = OpenMode()) throws(SQLiteError) {
@@ -125,6 +128,77 @@ public final class Database {
         }
     }
 
+    /// How a checkpoint waits for the connections that use the log (`sqlite3_wal_checkpoint_v2`).
+    public enum CheckpointMode: Int32, Sendable {
+        /// Copies what no reader still needs and waits for no one.
+        case passive = 0
+    }
+
+    /// The log's frames and how many of them are now in the database file, after a checkpoint.
+    public struct CheckpointProgress: Sendable, Hashable {
+        public var logFrames: Int
+        public var checkpointedFrames: Int
+        /// Every frame the log held when the checkpoint began is in the database file (commits
+        /// during the checkpoint may have added more: SQLite then did not sync the file).
+        public var isComplete: Bool { checkpointedFrames == logFrames }
+    }
+
+    /// Checkpoints the main database's write-ahead log; nil when the database is not in WAL
+    /// mode. A checkpoint that another one holds off throws a busy error.
+    ///
+    /// A connection opens the log with its first read, and SQLite before 3.41 checkpoints
+    /// nothing on a connection that has not read yet (it reports success, and -1 frames): such a
+    /// connection reads the schema's version first, and tries again.
+    public func checkpoint(_ mode: CheckpointMode) throws(SQLiteError) -> CheckpointProgress? {
+        var log: Int32 = -1
+        var checkpointed: Int32 = -1
+        for attempt in 0..<2 {
+            if attempt == 1 {
+                guard log < 0 else { break }
+                _ = try cachedStatement("PRAGMA schema_version").fetchValue(Int64.self)
+            }
+            let code = sqlite3_wal_checkpoint_v2(handle, "main", mode.rawValue, &log, &checkpointed)
+            guard code == SQLITE_OK else { throw error(code: code, sql: nil) }
+        }
+        guard log >= 0 else { return nil }
+        return CheckpointProgress(logFrames: Int(log), checkpointedFrames: Int(checkpointed))
+    }
+
+    /// SQLite's automatic checkpoint (`PRAGMA wal_autocheckpoint`: a passive checkpoint by the
+    /// committing connection once the log holds `pages` frames; 0 for none), and after every
+    /// commit of this connection, `afterEachCommit` with the number of frames the log held then.
+    /// It replaces the automatic checkpoint's hook (`sqlite3_wal_hook`): a later `PRAGMA
+    /// wal_autocheckpoint = N` on the connection replaces it in turn, and the query form of that
+    /// pragma then answers 0.
+    public func checkpointAutomatically(atPages pages: Int, afterEachCommit: @escaping (_ logFrames: Int) -> Void) {
+        let hook = LogHook(pages: Int32(clamping: max(pages, 0)), afterEachCommit: afterEachCommit)
+        logHook = hook
+        sqlite3_wal_hook(handle, { context, db, name, frames in
+            let hook = Unmanaged<LogHook>.fromOpaque(context!).takeUnretainedValue()
+            if hook.pages > 0 && frames >= hook.pages { sqlite3_wal_checkpoint(db, name) }
+            hook.afterEachCommit(Int(frames))
+            return SQLITE_OK
+        }, Unmanaged.passUnretained(hook).toOpaque())
+    }
+
+    /// Flushes the main database file to storage through SQLite's own file handle (the VFS's
+    /// `xSync`, `fdatasync` on Linux), as a checkpoint does once it has copied the whole log.
+    ///
+    /// A passive checkpoint that a writer overtakes copies pages into the file but does not
+    /// sync it: those pages then wait in the kernel for whichever checkpoint completes next
+    /// (docs/DECISIONS.md, "The checkpointer syncs what it copied").
+    public func syncMainFile() throws(SQLiteError) {
+        var pointer: UnsafeMutableRawPointer?
+        let code = sqlite3_file_control(handle, "main", SQLITE_FCNTL_FILE_POINTER, &pointer)
+        guard code == SQLITE_OK, let file = pointer?.assumingMemoryBound(to: sqlite3_file.self),
+              let sync = file.pointee.pMethods?.pointee.xSync
+        else { throw error(code: code == SQLITE_OK ? SQLITE_MISUSE : code, sql: nil) }
+        let synced = sync(file, SQLITE_SYNC_NORMAL)
+        guard synced == SQLITE_OK else {
+            throw SQLiteError(extendedResultCode: ResultCode(rawValue: synced), message: "cannot sync '\(path)'")
+        }
+    }
+
     /// Rows changed by the latest INSERT, UPDATE or DELETE.
     public var changedRowCount: Int { Int(sqlite3_changes64(handle)) }
 
@@ -146,5 +220,15 @@ public final class Database {
         return SQLiteError(
             extendedResultCode: ResultCode(rawValue: extended == 0 ? code : extended),
             message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+    }
+}
+
+/// The automatic checkpoint's point and the callback of `checkpointAutomatically`.
+private final class LogHook {
+    let pages: Int32
+    let afterEachCommit: (Int) -> Void
+    init(pages: Int32, afterEachCommit: @escaping (Int) -> Void) {
+        self.pages = pages
+        self.afterEachCommit = afterEachCommit
     }
 }

@@ -13,8 +13,9 @@ import ChatfeedEngine
 /// the code alone:
 /// - durability `normal` (the shipped `full` adds one fsync per commit, which no count here sees
 ///   and which would only slow CI down);
-/// - the background checkpoint waits an hour: it runs on a timer, so the iteration it lands in
-///   would depend on the machine's speed. The writer's own auto-checkpoint (every 16,384 WAL
+/// - the background checkpoint waits an hour, and does not start early as the log grows
+///   (`checkpointEarlyPages` 0): it runs on a thread of its own, so the iteration it lands in
+///   would depend on the machine's speed. The writer's own auto-checkpoint (every 14,336 WAL
 ///   pages) still runs, at the same post every run;
 /// - a group commit may hold the write lock for 10 s, not 20 ms: a slow machine would otherwise
 ///   split a group where a fast one does not;
@@ -27,7 +28,8 @@ func guardEngineOptions(databasePath: String) -> EngineOptions {
         store: StoreOptions(durability: .normal, cacheSizeKiB: 65_536),
         groupCommitMaxMilliseconds: 10_000,
         quickCheckAtStart: false,
-        checkpointIntervalMilliseconds: 3_600_000)
+        checkpointIntervalMilliseconds: 3_600_000,
+        checkpointEarlyPages: 0)
 }
 
 /// A fresh database under the temporary directory: `chats` chats ("chat-000042"), created in
