@@ -21,6 +21,7 @@ extension ChatfeedConfiguration {
             groupCommitMaxMilliseconds: groupCommitMaxMilliseconds,
             groupCommitLingerMicroseconds: groupCommitLingerMicroseconds,
             quickCheckAtStart: quickCheckAtStart,
+            skipQuickCheckAfterCleanStop: skipQuickCheckAfterCleanStop,
             checkpointIntervalMilliseconds: checkpointIntervalMilliseconds,
             sessionOutputLimitBytes: sessionOutputLimitBytes,
             maxSubscriptionsPerConnection: maxSubscriptionsPerConnection,

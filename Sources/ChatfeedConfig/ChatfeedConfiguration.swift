@@ -41,6 +41,7 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
     public var changeLogRetention = engine.store.changeLogRetention
     public var changeLogReaderTimeoutMilliseconds = engine.store.readerTimeoutMilliseconds
     public var quickCheckAtStart = engine.quickCheckAtStart
+    public var skipQuickCheckAfterCleanStop = engine.skipQuickCheckAfterCleanStop
     public var maxDatabaseMiB = Int((engine.store.maxDatabaseBytes ?? 0) >> 20)
     public var checkpointIntervalMilliseconds = engine.checkpointIntervalMilliseconds
     public var sessionOutputLimitBytes = engine.sessionOutputLimitBytes
@@ -92,6 +93,8 @@ public struct ChatfeedConfiguration: Hashable, Sendable {
                  "a daemon silent for this long (stopped, suspended) no longer holds pruning back; if it comes back after a prune it reloads and sends `feed.reset`"),
         .boolean("quickCheckAtStart", \.quickCheckAtStart,
                  "run `PRAGMA quick_check` at start: the daemon runs it beside the load (reads are answered meanwhile, the first write waits for it, a damaged database gets no write: −32006, exit status 1); every `chatfeed` command runs it first and refuses a damaged database"),
+        .boolean("skipQuickCheckAfterCleanStop", \.skipQuickCheckAfterCleanStop,
+                 "skip that check when the file is exactly as the last clean stop of a daemon that knew it sound left it (its record `DATABASE-cleanstop`: the same inode, size, modification and change times, no `-wal` content), so no write reached it since; after a crash, another process's write, a copy or a restore the check runs. `false`: check at every start (damage at rest that leaves the file's times alone, a failing disk's, is found only so)"),
         .integer("maxDatabaseMiB", \.maxDatabaseMiB, 0...Int(Int32.max),
                  "the largest the database may grow (0: no limit); beyond it writes fail with −32004 storage full, as on a full disk"),
         .integer("checkpointIntervalMilliseconds", \.checkpointIntervalMilliseconds, 1...60_000,

@@ -28,6 +28,10 @@ final class Engine: @unchecked Sendable {
     /// when `quickCheckAtStart` is off): reads are answered meanwhile, and nothing is written to
     /// the file before it has passed — the first write waits for it.
     private var integrityCheck: IntegrityCheck?
+    /// True once the file is known sound in this run: its quick check passed, or it was as a
+    /// clean stop that knew it sound left it (`CleanStopRecord`). Only then does a clean stop
+    /// leave a record for the next start.
+    private var fileKnownSound = false
     /// The change-log position the lists were loaded at (the reader's registration, written once
     /// the quick check has passed).
     private let loadedSequence: Int64
@@ -81,6 +85,12 @@ final class Engine: @unchecked Sendable {
         ownCommits = OwnCommitFilter(databasePath: options.databasePath)
         var storeOptions = options.store
         storeOptions.autoCheckpointPages = storeOptions.autoCheckpointPages ?? 14_336
+        // The last clean stop's record, taken before the store opens (a start that may write
+        // takes it away, so that a crash from now on leaves none): a file as that stop left it
+        // needs no check (docs/DECISIONS.md, "The quick check after a clean stop").
+        let cleanStop = options.quickCheckAtStart && options.skipQuickCheckAfterCleanStop
+            ? CleanStopRecord.matching(databaseAt: options.databasePath, removing: !storeOptions.readOnly) : nil
+        if cleanStop == nil, !storeOptions.readOnly { CleanStopRecord.remove(forDatabaseAt: options.databasePath) }
         store = try ChatDatabase(path: options.databasePath, options: storeOptions)
         // Refuse at once what would fail every write later.
         if !storeOptions.readOnly { try store.checkWritable() }
@@ -88,8 +98,14 @@ final class Engine: @unchecked Sendable {
         // lists load and reads are answered (docs/DECISIONS.md, "The quick check beside the
         // start").
         let queue = self.queue
-        integrityCheck = options.quickCheckAtStart
+        integrityCheck = options.quickCheckAtStart && cleanStop == nil
             ? IntegrityCheck(path: options.databasePath, options: storeOptions, whenDone: { queue.wake() }) : nil
+        if cleanStop != nil {
+            fileKnownSound = true
+            logger.info("the quick check is skipped: the file is as a clean stop left it", metadata: [
+                "database": "\(options.databasePath)",
+            ])
+        }
         let loaded: (chats: [Chat], latestSequence: Int64)
         do {
             // data_version first: a commit by another process during the load then shows as a
@@ -165,6 +181,7 @@ final class Engine: @unchecked Sendable {
             ])
             return
         }
+        fileKnownSound = true
         guard !shutdown.isRequested else { return }
         do {
             try startWriting()
@@ -216,7 +233,9 @@ final class Engine: @unchecked Sendable {
     private var isStopping = false
 
     /// Leaves the database file whole on its own: the `-wal` file is checkpointed into it and
-    /// emptied (a copy of the `.sqlite` file alone then holds every acknowledged write).
+    /// emptied (a copy of the `.sqlite` file alone then holds every acknowledged write). A file
+    /// known sound that is then whole gets a `CleanStopRecord`, so that the next start need not
+    /// check it.
     private func closeStore() {
         logger.info("closing the database", metadata: [
             "groupCommits": "\(groupCommits)", "writes": "\(groupedWrites)",
@@ -232,6 +251,8 @@ final class Engine: @unchecked Sendable {
             try store.unregisterReader()
             if try !store.checkpoint(truncate: true) {
                 logger.warning("the write-ahead log could not be emptied: another process is reading the database")
+            } else if fileKnownSound, lostDatabase == nil, options.skipQuickCheckAfterCleanStop {
+                CleanStopRecord.write(forDatabaseAt: options.databasePath)
             }
         } catch {
             logger.error("final checkpoint failed", metadata: ["error": "\(error)"])

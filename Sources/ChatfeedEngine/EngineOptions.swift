@@ -27,6 +27,10 @@ public struct EngineOptions: Sendable {
     /// answered meanwhile, nothing is written before it passes, and a damaged database gets no
     /// write (`ChatEngine.lostDatabase`; docs/DECISIONS.md, "The quick check beside the start").
     public var quickCheckAtStart: Bool
+    /// With `quickCheckAtStart`, skip the check when the file is exactly as the last clean stop
+    /// left it, with the check passed (`CleanStopRecord`: no write reached it since); false checks
+    /// at every start (docs/DECISIONS.md, "The quick check after a clean stop").
+    public var skipQuickCheckAfterCleanStop: Bool
     /// How long after a commit the background checkpoint copies the write-ahead log into the
     /// database: pages changed by several commits in between are copied once.
     public var checkpointIntervalMilliseconds: Int
@@ -58,6 +62,7 @@ public struct EngineOptions: Sendable {
     public static let defaultGroupCommitMaxMilliseconds = 20
     public static let defaultGroupCommitLingerMicroseconds = 0
     public static let defaultQuickCheckAtStart = true
+    public static let defaultSkipQuickCheckAfterCleanStop = true
     public static let defaultCheckpointIntervalMilliseconds = 1000
     public static let defaultSessionOutputLimitBytes = 4 << 20
     public static let defaultMaxSubscriptionsPerConnection = 64
@@ -75,6 +80,7 @@ public struct EngineOptions: Sendable {
         groupCommitMaxMilliseconds: Int = defaultGroupCommitMaxMilliseconds,
         groupCommitLingerMicroseconds: Int = defaultGroupCommitLingerMicroseconds,
         quickCheckAtStart: Bool = defaultQuickCheckAtStart,
+        skipQuickCheckAfterCleanStop: Bool = defaultSkipQuickCheckAfterCleanStop,
         checkpointIntervalMilliseconds: Int = defaultCheckpointIntervalMilliseconds,
         checkpointEarlyPages: Int? = nil,
         sessionOutputLimitBytes: Int = defaultSessionOutputLimitBytes,
@@ -91,6 +97,7 @@ public struct EngineOptions: Sendable {
         self.groupCommitMaxMilliseconds = groupCommitMaxMilliseconds
         self.groupCommitLingerMicroseconds = groupCommitLingerMicroseconds
         self.quickCheckAtStart = quickCheckAtStart
+        self.skipQuickCheckAfterCleanStop = skipQuickCheckAfterCleanStop
         self.checkpointIntervalMilliseconds = checkpointIntervalMilliseconds
         self.checkpointEarlyPages = checkpointEarlyPages
         self.sessionOutputLimitBytes = sessionOutputLimitBytes

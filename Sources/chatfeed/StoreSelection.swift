@@ -16,7 +16,12 @@ struct StoreSelection: ParsableArguments {
     /// The database path, the store options, and whether to check the file at start.
     func resolve() throws -> (path: String, options: StoreOptions, quickCheck: Bool) {
         let configuration = try loadConfiguration()
-        return (database ?? configuration.database, configuration.storeOptions, configuration.quickCheckAtStart)
+        let path = database ?? configuration.database
+        // A file as a daemon's clean stop left it needs no check (the record stays: this
+        // command's own write, if any, makes it stale).
+        let unchanged = configuration.skipQuickCheckAfterCleanStop
+            && CleanStopRecord.matching(databaseAt: path, removing: false) != nil
+        return (path, configuration.storeOptions, configuration.quickCheckAtStart && !unchanged)
     }
 
     /// The configuration file's settings over the defaults; a bad file is one clear error.
@@ -29,7 +34,8 @@ struct StoreSelection: ParsableArguments {
     }
 
     /// Opens the store, creating the file when `create` and it is missing, and refuses a damaged
-    /// one (`quickCheckAtStart`; the daemon checks beside its start and refuses the file's writes).
+    /// one (`quickCheckAtStart`, unless the file is as a daemon's clean stop left it; the daemon
+    /// checks beside its start and refuses the file's writes).
     func openStore(create: Bool = false, readOnly: Bool = false) throws -> ChatDatabase {
         try reportingFailures {
             var (path, options, quickCheck) = try resolve()

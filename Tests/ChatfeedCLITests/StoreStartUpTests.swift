@@ -65,6 +65,30 @@ import Glibc
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }
 
+    /// The daemon's clean stop leaves a record of the file it checked (`CleanStopRecord`), and a
+    /// command on the unchanged file skips its quick check: shown with damage the record vouches
+    /// for (damage at rest that left the file's times alone), which the check would refuse.
+    @Test func aCleanStopOfTheDaemonSparesTheNextCommandItsCheck() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("chats.sqlite")
+        let config = try directory.write("config.json", "{}")
+        try Self.makeStore(path, chats: 3_000)
+        let daemon = try BuiltExecutable.run("chatfeedd", ["--database", path, "--config", config], stdin: Self.writeLine)
+        #expect(daemon.status == .exited(0), "\(daemon.stderr)")
+        #expect(CleanStopRecord.matching(databaseAt: path, removing: false) != nil, "the daemon's clean stop records the file")
+        let stats = try BuiltExecutable.run("chatfeed", ["stats", "--database", path, "--config", config])
+        #expect(stats.status == .exited(0), "\(stats.stderr)")
+        #expect(CleanStopRecord.matching(databaseAt: path, removing: false) != nil, "a command leaves the record")
+
+        try scribbleOverPage(6, ofFile: path)
+        #expect(CleanStopRecord.write(forDatabaseAt: path))
+        let trusted = try BuiltExecutable.run("chatfeed", ["stats", "--database", path, "--config", config])
+        #expect(trusted.status == .exited(0), "the record is trusted: \(trusted.stderr)")
+        let strict = try directory.write("strict.json", #"{"skipQuickCheckAfterCleanStop": false}"#)
+        Self.expectOneLineRefusal(
+            try BuiltExecutable.run("chatfeed", ["stats", "--database", path, "--config", strict]), containing: ["is damaged", path])
+    }
+
     @Test(.enabled(if: SmallFileSystem.canMount, "mounts a tmpfs, which needs root (CI runs as root)"))
     func aFullDiskSaysSoAtStart() throws {
         let disk = try SmallFileSystem(sizeMiB: 1)

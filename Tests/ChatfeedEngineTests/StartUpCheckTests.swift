@@ -54,6 +54,58 @@ import TestSupport
         #expect(wal == 0)
     }
 
+    /// A clean stop of an engine whose file passed its check leaves a record of the file
+    /// (`CleanStopRecord`); a start takes it away, and a file as it describes is not checked
+    /// (docs/DECISIONS.md, "The quick check after a clean stop").
+    @Test func aCleanStopLeavesARecordThatTheNextStartTakes() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("clean.sqlite")
+        let record = CleanStopRecord.path(for: path)
+        for round in 0..<3 {
+            let engine = try ChatEngine(options: EngineOptions(databasePath: path))
+            // Taken away at start, so that a crash leaves none.
+            #expect(!FileManager.default.fileExists(atPath: record), "round \(round)")
+            let client = SessionClient(engine.openInProcessSession())
+            _ = try await client.result("chat.create", ["chat": .string("c\(round)"), "title": "C"])
+            let page = try await client.result("chats.list", ["limit": 10])
+            #expect(page["total"] == .integer(Int64(round + 1)))
+            engine.stop()
+            engine.waitUntilStopped()
+            #expect(engine.lostDatabase == nil)
+            #expect(CleanStopRecord.matching(databaseAt: path, removing: false) != nil, "round \(round)")
+        }
+    }
+
+    /// What the record trusts, shown with a damaged file it vouches for (damage at rest that
+    /// left the file's times alone): the start skips the check and takes writes, and its clean
+    /// stop vouches for the file again. A change to the file after the record, or
+    /// `skipQuickCheckAfterCleanStop: false`, brings the check back.
+    @Test func aFileAsItsRecordSaysIsNotCheckedAndAChangeBringsTheCheckBack() async throws {
+        let directory = try TemporaryDirectory()
+        let path = try Self.damagedStore(in: directory)
+        let record = CleanStopRecord.path(for: path)
+
+        func firstWrite(_ chat: String, skipping: Bool = true) async throws -> JSONValue {
+            let engine = try ChatEngine(options: EngineOptions(databasePath: path, skipQuickCheckAfterCleanStop: skipping))
+            defer { engine.stop(); engine.waitUntilStopped() }
+            let client = SessionClient(engine.openInProcessSession())
+            return try await client.call("chat.create", ["chat": .string(chat), "title": "New"])
+        }
+
+        #expect(CleanStopRecord.write(forDatabaseAt: path))
+        #expect(try await firstWrite("n1", skipping: false)["error"]?["code"] == .integer(-32006))
+        #expect(!FileManager.default.fileExists(atPath: record), "taken away at start, not written at a damaged stop")
+
+        #expect(CleanStopRecord.write(forDatabaseAt: path))
+        #expect(try await firstWrite("n2")["error"] == nil, "the record was trusted")
+        #expect(CleanStopRecord.matching(databaseAt: path, removing: false) != nil, "and written again at the stop")
+
+        // A change to the file after the record brings the check back.
+        try scribbleOverPage(6, ofFile: path)
+        #expect(try await firstWrite("n3")["error"]?["code"] == .integer(-32006))
+        #expect(!FileManager.default.fileExists(atPath: record))
+    }
+
     @Test func withoutTheCheckTheSameFileTakesWrites() async throws {
         let directory = try TemporaryDirectory()
         let path = try Self.damagedStore(in: directory)

@@ -111,11 +111,16 @@ func runStartup(_ options: StartupOptions) throws {
         print("database \(options.database): \(grouped(options.chats)) chats, \(options.messagesPerChat) message(s) each, \(format(Double(size) / 1_048_576, 1)) MiB; config \(config)")
     }
 
-    func measure(_ label: String, _ path: String) throws -> [StartupSample] {
+    // `checked`: each start finds no clean-stop record (as after a crash or another program's
+    // write) and runs the quick check beside the load; otherwise each start finds the record of
+    // the clean stop before it and skips the check (docs/DECISIONS.md, "The quick check after a
+    // clean stop").
+    func measure(_ label: String, _ path: String, checked: Bool = false) throws -> [StartupSample] {
         // One unmeasured start warms the page cache and the binary.
         _ = try measureStartup(daemonPath: options.daemon, config: config, database: path)
         var samples: [StartupSample] = []
         for run in 1...options.runs {
+            if checked { CleanStopRecord.remove(forDatabaseAt: path) }
             let s = try measureStartup(daemonPath: options.daemon, config: config, database: path)
             samples.append(s)
             print("\(label) run \(run): \(grouped(s.chats)) chats; first response after \(format(s.firstResponseMilliseconds, 1)) ms, first write \(format(s.firstWriteMilliseconds, 1)) ms; server.stats \(format(s.statsMilliseconds, 1)) ms; shutdown \(format(s.shutdownMilliseconds, 1)) ms; VmRSS \(grouped(s.rssKiB)) KiB (anon \(grouped(s.anonKiB)), file \(grouped(s.fileKiB))), VmHWM \(grouped(s.hwmKiB)) KiB")
@@ -124,7 +129,8 @@ func runStartup(_ options: StartupOptions) throws {
     }
 
     let empty = try measure("empty", emptyPath)
-    let full = try measure(grouped(options.chats), options.database)
+    let checked = try measure(grouped(options.chats) + " checked", options.database, checked: true)
+    let full = try measure(grouped(options.chats) + " after a clean stop", options.database)
     func med(_ samples: [StartupSample], _ f: (StartupSample) -> Double) -> Double { median(samples.map(f)) }
     let rssDelta = med(full) { Double($0.rssKiB) } - med(empty) { Double($0.rssKiB) }
     let anonDelta = med(full) { Double($0.anonKiB) } - med(empty) { Double($0.anonKiB) }
@@ -132,7 +138,8 @@ func runStartup(_ options: StartupOptions) throws {
     print("""
         medians of \(options.runs) runs (after one warm-up start each; database files in the page cache):
           empty database:   first response \(format(med(empty) { $0.firstResponseMilliseconds }, 1)) ms, VmRSS \(format(med(empty) { Double($0.rssKiB) } / 1024, 1)) MiB
-          \(grouped(options.chats)) chats: first response \(format(med(full) { $0.firstResponseMilliseconds }, 1)) ms, first write \(format(med(full) { $0.firstWriteMilliseconds }, 1)) ms, VmRSS \(format(med(full) { Double($0.rssKiB) } / 1024, 1)) MiB (anon \(format(med(full) { Double($0.anonKiB) } / 1024, 1)) MiB), VmHWM \(format(med(full) { Double($0.hwmKiB) } / 1024, 1)) MiB, server.stats \(format(med(full) { $0.statsMilliseconds }, 1)) ms, shutdown \(format(med(full) { $0.shutdownMilliseconds }, 1)) ms
+          \(grouped(options.chats)) chats, checked (no clean-stop record): first response \(format(med(checked) { $0.firstResponseMilliseconds }, 1)) ms, first write \(format(med(checked) { $0.firstWriteMilliseconds }, 1)) ms, VmHWM \(format(med(checked) { Double($0.hwmKiB) } / 1024, 1)) MiB
+          \(grouped(options.chats)) chats after a clean stop: first response \(format(med(full) { $0.firstResponseMilliseconds }, 1)) ms, first write \(format(med(full) { $0.firstWriteMilliseconds }, 1)) ms, VmRSS \(format(med(full) { Double($0.rssKiB) } / 1024, 1)) MiB (anon \(format(med(full) { Double($0.anonKiB) } / 1024, 1)) MiB), VmHWM \(format(med(full) { Double($0.hwmKiB) } / 1024, 1)) MiB, server.stats \(format(med(full) { $0.statsMilliseconds }, 1)) ms, shutdown \(format(med(full) { $0.shutdownMilliseconds }, 1)) ms
           per chat: \(format(rssDelta * 1024 / Double(options.chats), 0)) bytes of VmRSS (\(format(anonDelta * 1024 / Double(options.chats), 0)) anonymous; peak \(format(hwmDelta * 1024 / Double(options.chats), 0)))
         """)
 }

@@ -53,8 +53,9 @@ let usage = """
       on it with every member subscribed to their main list (maxInFlight 0); posts from each member in
       turn, --group at a time, each group's batches awaited before the next: member-list batches per
       second and the latency from a post's write to each member's batch that shows it.
-    startup: the time from spawning chatfeedd to its first response, and its resident memory,
-      on a database of --chats chats and on an empty one.
+    startup: the time from spawning chatfeedd to its first response and its first write, and its
+      resident memory, on a database of --chats chats and on an empty one; the large one both after a
+      clean stop (the quick check skipped) and without the clean stop's record (checked, as after a crash).
     users: issue 19's figures besides fanout (Users.swift says how): resident memory with every user idle,
       a user's first subscribe at 100, 1,000 and 10,000 chats, memory per subscribed user.
     gateway: issue 20's figures over WebSocket (Gateway.swift says how): `chatfeedd --listen` as a child process,
