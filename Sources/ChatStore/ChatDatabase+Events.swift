@@ -102,7 +102,7 @@ extension ChatDatabase {
             if try userExists(id) { throw ChatError.conflict("user '\(id)' already exists") }
             try db.cachedStatement("INSERT INTO user (id, name, created_at) VALUES (?1, ?2, ?3)").execute(id, name, createdAt)
             try db.cachedStatement("""
-                INSERT INTO list_counter VALUES (?1, 'main', 0, 0, 0, 0, 0), (?1, 'archive', 0, 0, 0, 0, 0)
+                INSERT INTO list_counter (user_id, list, total) VALUES (?1, 'main', 0), (?1, 'archive', 0)
                 """).execute(id)
             return .done
         case .removeUser(let id):
@@ -130,7 +130,7 @@ extension ChatDatabase {
             for user in users { try requireUser(user) }
             for user in users {
                 guard let chat = try fetchChat(id: chatID, user: user) else { continue }
-                try adjustCounters(user: user, chat.list, removing: chat)
+                try adjustListTotal(user: user, chat.list, by: -1)
                 try db.cachedStatement("DELETE FROM membership WHERE chat_id = ?1 AND user_id = ?2").execute(chatID, user)
                 _ = try logChange(chatID: chatID, user: user, kind: .remove)
             }
@@ -145,7 +145,7 @@ extension ChatDatabase {
             return .chat(try chatResult(shared, user: user))
         case .removeChat(let id):
             _ = try existingShared(id: id)
-            try adjustMemberCounters(chatID: id, sign: -1)
+            try adjustMemberListTotals(chatID: id, by: -1)
             // Each member's removal is logged too: once the memberships are gone, the chat's own
             // entry names no one, and `changedMemberships(after:)` must still name every member
             // whose lists lose the chat.
@@ -329,7 +329,8 @@ extension ChatDatabase {
     /// Reads no chat row: the insert finds a taken id (and, through the message's foreign key, a
     /// missing chat), and the chat's last message moves by a conditional update.
     ///
-    /// - Complexity: O(M) rows written for M members, in four set-based statements.
+    /// - Complexity: O(M) rows written for M members (their memberships), in one set-based
+    ///   statement.
     private func post(_ message: Message) throws -> Bool {
         // A taken id inserts nothing (whether or not its chat still exists).
         guard try insertMessage(message) else { return try isRepeatedPost(message) }
@@ -338,19 +339,13 @@ extension ChatDatabase {
         let moved = db.changedRowCount != 0
         let lastMessageDate = moved ? message.sentAt : try existingShared(id: message.chat).lastMessageDate
         // The sender, when a member, has read the chat up to their own message.
-        if let sender = try statements.fetchMemberState.fetchOne(message.chat, message.sender, decode: {
-            (unread: $0[0] as Int64, list: $0[1] as ChatList, muted: $0[2] as Bool)
-        }) {
-            if sender.unread != 0 || moved {
+        if let senderUnread = try statements.fetchMemberState.fetchValue(Int64.self, message.chat, message.sender) {
+            if senderUnread != 0 || moved {
                 try statements.readSenderThrough.execute(message.chat, message.sender, sequence, lastMessageDate)
-                var delta = UnreadCounters()
-                delta.add(unread: sender.unread, muted: sender.muted, sign: -1)
-                try adjustCounters(user: message.sender, sender.list, total: 0, delta)
             } else {
                 try statements.setReadThrough.execute(message.chat, message.sender, sequence)
             }
         }
-        try statements.countPostForMembers.execute(message.chat, message.sender)
         try statements.postToMembers.execute(message.chat, message.sender, sequence, lastMessageDate)
         return false
     }
@@ -415,8 +410,6 @@ extension ChatDatabase {
         guard sharedChanged || unreadForSome else { return }
         if sharedChanged { try updateShared(shared) }
         let sequence = try logChange(chatID: shared.id, kind: .update)
-        try adjustMemberCounters(chatID: shared.id, sign: -1)
         try statements.touchMembers.execute(shared.id, sequence, shared.lastMessageDate, message.arrival, sharedChanged)
-        try adjustMemberCounters(chatID: shared.id, sign: 1)
     }
 }

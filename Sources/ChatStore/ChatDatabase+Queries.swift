@@ -136,7 +136,7 @@ extension ChatDatabase {
         try db.inTransaction(.deferred) {
             var chats: [Chat] = []
             var rowIDs: [Int64?] = []
-            let count = try counters(of: .main, user: user).total + counters(of: .archive, user: user).total
+            let count = try listSize(of: .main, user: user) + listSize(of: .archive, user: user)
             chats.reserveCapacityInHugePages(count)
             if withContent { rowIDs.reserveCapacity(count) }
             try db.cachedStatement(Self.membershipsInOrderSQL).forEachRow([user]) { row in
@@ -211,11 +211,24 @@ extension ChatDatabase {
         try db.cachedStatement("SELECT chats FROM store_count WHERE id = 0").fetchValue(Int.self) ?? 0
     }
 
-    /// The size and unread counters of `user`'s `list`, as every event keeps them (zeros for
-    /// an unknown user). O(1).
+    /// The number of chats in `user`'s `list` (0 for an unknown user), as every event keeps it. O(1).
+    public func listSize(of list: ChatList, user: String = User.defaultID) throws -> Int {
+        try db.cachedStatement("SELECT total FROM list_counter WHERE user_id = ?1 AND list = ?2")
+            .fetchValue(Int.self, user, list.rawValue) ?? 0
+    }
+
+    /// The size and unread counters of `user`'s `list` (zeros for an unknown user): the size as
+    /// every event keeps it, the unread counters summed from the list's memberships.
+    ///
+    /// - Complexity: O(chats in the list): one walk of the user's entries of the covering
+    ///   list-order index (a live user's lists keep their counters in memory instead).
     public func counters(of list: ChatList, user: String = User.defaultID) throws -> ListCounters {
+        // One statement, so one snapshot: the size and the sums agree.
         try db.cachedStatement("""
-            SELECT total, chats, messages, unmuted_chats, unmuted_messages FROM list_counter WHERE user_id = ?1 AND list = ?2
+            SELECT COALESCE((SELECT total FROM list_counter WHERE user_id = ?1 AND list = ?2), 0),
+                COALESCE(SUM(unread > 0), 0), COALESCE(SUM(unread), 0),
+                COALESCE(SUM(unread > 0 AND muted = 0), 0), COALESCE(SUM(CASE WHEN muted = 0 THEN unread ELSE 0 END), 0)
+            FROM membership WHERE user_id = ?1 AND list = ?2
             """).fetchOne(user, list.rawValue) { row in
             ListCounters(
                 total: row[0],

@@ -107,7 +107,7 @@ extension ChatDatabase {
     /// position): in `main`, unpinned, unmuted, nothing unread.
     func insertMembership(chat: SharedChat, user: String, sequence: Int64) throws {
         try statements.insertMembership.execute(chat.id, user, chat.lastMessageDate, sequence)
-        try adjustCounters(user: user, .main, total: 1, UnreadCounters())
+        try adjustListTotal(user: user, .main, by: 1)
     }
 
     /// Writes `new` (as its member `user` sees it) over `old` when a field the member's row
@@ -129,41 +129,21 @@ extension ChatDatabase {
                 saved.id, user, saved.unread, saved.muted, saved.revision, readThrough, saved.list.rawValue, saved.pinOrder)
         }
         if saved.list != old.list {
-            try adjustCounters(user: user, old.list, removing: old)
-            try adjustCounters(user: user, saved.list, adding: saved)
-        } else if saved.unread != old.unread || saved.muted != old.muted {
-            var delta = UnreadCounters()
-            delta.add(old, sign: -1)
-            delta.add(saved)
-            try adjustCounters(user: user, saved.list, total: 0, delta)
+            try adjustListTotal(user: user, old.list, by: -1)
+            try adjustListTotal(user: user, saved.list, by: 1)
         }
         return saved
     }
 
-    /// Adds (`sign` 1) or takes out (−1) every membership of a chat from its member's counters,
-    /// in one statement. O(members).
-    func adjustMemberCounters(chatID: String, sign: Int64) throws {
-        try statements.adjustMemberCounters.execute(chatID, sign)
+    /// Adds `delta` to the size of `user`'s `list` (`list_counter.total`; the unread counters
+    /// are summed when asked for: `counters(of:user:)`). O(1).
+    func adjustListTotal(user: String, _ list: ChatList, by delta: Int64) throws {
+        try statements.adjustListTotal.execute(user, list.rawValue, delta)
     }
 
-    /// Adds a chat's share to `user`'s counters of `list`. O(1).
-    func adjustCounters(user: String, _ list: ChatList, adding chat: Chat) throws {
-        var delta = UnreadCounters()
-        delta.add(chat)
-        try adjustCounters(user: user, list, total: 1, delta)
-    }
-
-    /// Takes a chat's share out of `user`'s counters of `list`. O(1).
-    func adjustCounters(user: String, _ list: ChatList, removing chat: Chat) throws {
-        var delta = UnreadCounters()
-        delta.add(chat, sign: -1)
-        try adjustCounters(user: user, list, total: -1, delta)
-    }
-
-    func adjustCounters(user: String, _ list: ChatList, total: Int64, _ delta: UnreadCounters) throws {
-        guard total != 0 || delta != UnreadCounters() else { return }
-        try statements.adjustCounters.execute(
-            user, list.rawValue, total, delta.chats, delta.messages, delta.unmutedChats, delta.unmutedMessages)
+    /// Adds `delta` to the size of the list of every member of a chat, in one statement. O(members).
+    func adjustMemberListTotals(chatID: String, by delta: Int64) throws {
+        try statements.adjustMemberListTotals.execute(chatID, delta)
     }
 }
 

@@ -227,6 +227,18 @@ extension ChatDatabase {
         Migration(version: 9, sql: """
             DROP TRIGGER store_count_message_insert;
             """),
+        // A list's unread counters are summed from its memberships when the store is asked for
+        // them (`ChatDatabase.counters(of:user:)`: one walk of the user's covering list-order
+        // index), no longer kept by every write: a post to M members wrote M counter rows (an
+        // upsert each, half a post's cost at 1,000 members: Benchmarks/Results/store.md,
+        // 2026-12-06). A live user's lists keep their counters in memory, as before; `total`
+        // stays, kept by the writes that add, move or remove memberships.
+        Migration(version: 10, sql: """
+            ALTER TABLE list_counter DROP COLUMN chats;
+            ALTER TABLE list_counter DROP COLUMN messages;
+            ALTER TABLE list_counter DROP COLUMN unmuted_chats;
+            ALTER TABLE list_counter DROP COLUMN unmuted_messages;
+            """),
     ]
 
     static var latestSchemaVersion: Int { migrations.last!.version }

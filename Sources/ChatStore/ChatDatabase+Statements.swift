@@ -30,17 +30,15 @@ extension ChatDatabase {
         /// The same and the member's list and pin order (the list-order index's key).
         let updateMemberKey: Statement
         let setReadThrough: Statement
-        /// A member's unread, list and mute (chat, user), from the membership row alone.
+        /// A member's unread (chat, user), from the membership row alone.
         let fetchMemberState: Statement
         /// A post's sender has read the chat through the post (?3): unread 0, a new revision
         /// and the order date ?4.
         let readSenderThrough: Statement
-        /// Adds deltas to a member's list counters.
-        let adjustCounters: Statement
-        /// Adds or takes out every membership of a chat from its member's counters.
-        let adjustMemberCounters: Statement
-        /// A post's counters: every member but the sender gains one unread message.
-        let countPostForMembers: Statement
+        /// Adds ?3 to the size of a member's list (user, list).
+        let adjustListTotal: Statement
+        /// Adds ?2 to the size of the list of each member of chat ?1.
+        let adjustMemberListTotals: Statement
         /// A post's unread: +1 for every member but the sender, a new revision (and order date).
         let postToMembers: Statement
         /// A change of the chat's shared fields: a new revision (and order date) for every member,
@@ -102,38 +100,18 @@ extension ChatDatabase {
                 WHERE chat_id = ?1 AND user_id = ?2
                 """)
             setReadThrough = try db.makeStatement("UPDATE membership SET read_through = ?3 WHERE chat_id = ?1 AND user_id = ?2")
-            fetchMemberState = try db.makeStatement("SELECT unread, list, muted FROM membership WHERE chat_id = ?1 AND user_id = ?2")
+            fetchMemberState = try db.makeStatement("SELECT unread FROM membership WHERE chat_id = ?1 AND user_id = ?2")
             readSenderThrough = try db.makeStatement("""
                 UPDATE membership SET unread = 0, read_through = ?3, revision = ?3, last_message_date = ?4
                 WHERE chat_id = ?1 AND user_id = ?2
                 """)
-            adjustCounters = try db.makeStatement("""
-                UPDATE list_counter SET total = total + ?3, chats = chats + ?4, messages = messages + ?5,
-                    unmuted_chats = unmuted_chats + ?6, unmuted_messages = unmuted_messages + ?7
-                WHERE user_id = ?1 AND list = ?2
+            adjustListTotal = try db.makeStatement("""
+                UPDATE list_counter SET total = total + ?3 WHERE user_id = ?1 AND list = ?2
                 """)
-            adjustMemberCounters = try db.makeStatement("""
-                UPDATE list_counter SET total = list_counter.total + ?2,
-                    chats = list_counter.chats + ?2 * share.has_unread,
-                    messages = list_counter.messages + ?2 * share.unread,
-                    unmuted_chats = list_counter.unmuted_chats + ?2 * share.unmuted_has_unread,
-                    unmuted_messages = list_counter.unmuted_messages + ?2 * share.unmuted_unread
-                FROM (SELECT user_id, list, unread > 0 AS has_unread, unread,
-                          unread > 0 AND muted = 0 AS unmuted_has_unread, CASE WHEN muted = 0 THEN unread ELSE 0 END AS unmuted_unread
-                      FROM membership WHERE chat_id = ?1) AS share
+            adjustMemberListTotals = try db.makeStatement("""
+                UPDATE list_counter SET total = list_counter.total + ?2
+                FROM (SELECT user_id, list FROM membership WHERE chat_id = ?1) AS share
                 WHERE list_counter.user_id = share.user_id AND list_counter.list = share.list
-                """)
-            // An upsert, not `UPDATE … FROM`: every user has both counter rows (made with the
-            // user), so each row conflicts and is updated in place; SQLite does that about 30%
-            // faster than the join (Benchmarks/Results/users.md: a post to 1,000 members).
-            countPostForMembers = try db.makeStatement("""
-                INSERT INTO list_counter (user_id, list, total, chats, messages, unmuted_chats, unmuted_messages)
-                SELECT user_id, list, 0, unread = 0, 1, unread = 0 AND muted = 0, muted = 0
-                FROM membership WHERE chat_id = ?1 AND user_id <> ?2
-                ON CONFLICT (user_id, list) DO UPDATE SET chats = chats + excluded.chats,
-                    messages = messages + 1,
-                    unmuted_chats = unmuted_chats + excluded.unmuted_chats,
-                    unmuted_messages = unmuted_messages + excluded.unmuted_messages
                 """)
             postToMembers = try db.makeStatement("""
                 UPDATE membership SET unread = unread + 1, revision = ?3, last_message_date = ?4

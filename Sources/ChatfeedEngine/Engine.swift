@@ -560,7 +560,7 @@ final class Engine: @unchecked Sendable {
         case .locateChats(let params):
             guard let index = feed.index(of: user) else {
                 let positions = try store.positions(of: params.ids, in: params.list, user: user)
-                let total = try store.counters(of: params.list, user: user).total
+                let total = try store.listSize(of: params.list, user: user)
                 return (.value(WireResults.chatsLocate(
                     total: total, indices: params.ids.map { ($0, positions[$0] ?? nil) })), [])
             }

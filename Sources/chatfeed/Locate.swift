@@ -20,7 +20,7 @@ struct Locate: ParsableCommand {
         let user = try acting.resolve(store)
         let opened = try store.openStore(actingAs: user, readOnly: access.readOnly)
         let (total, positions) = try reportingFailures {
-            (try opened.counters(of: list, user: user).total, try opened.positions(of: ids, in: list, user: user))
+            (try opened.listSize(of: list, user: user), try opened.positions(of: ids, in: list, user: user))
         }
         if json {
             output(WireResults.chatsLocate(total: total, indices: ids.map { ($0, positions[$0] ?? nil) }).description)

@@ -88,8 +88,9 @@ func runRawIngest(_ o: RawIngestOptions, run: Int) throws -> RawIngestResult {
     var statements: [OpaquePointer?] = []
     defer { statements.forEach { sqlite3_finalize($0) } }
     for sql in [
-        // Schema version 7: the message, the chat's shared fields, the change-log row, then the
-        // membership of every member but the sender (here `me` alone) and its list counters.
+        // Schema version 10: the message, the chat's shared fields, the change-log row, then the
+        // membership of every member but the sender (here `me` alone; its list's unread counters
+        // are summed when read, not kept per post).
         """
         INSERT INTO message (id, chat_id, sender, text, original_text, sent_at, arrival)
         VALUES (?1, ?2, ?3, ?4, ?4, ?5, COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'change_log'), 0) + 1)
@@ -101,15 +102,6 @@ func runRawIngest(_ o: RawIngestOptions, run: Int) throws -> RawIngestResult {
         """,
         "INSERT INTO change_log (chat_id, kind) VALUES (?1, 'update')",
         """
-        UPDATE list_counter SET chats = list_counter.chats + delta.became_unread, messages = list_counter.messages + 1,
-            unmuted_chats = list_counter.unmuted_chats + delta.unmuted_became_unread,
-            unmuted_messages = list_counter.unmuted_messages + delta.unmuted
-        FROM (SELECT user_id, list, unread = 0 AS became_unread, unread = 0 AND muted = 0 AS unmuted_became_unread,
-                  muted = 0 AS unmuted
-              FROM membership WHERE chat_id = ?1 AND user_id <> ?2) AS delta
-        WHERE list_counter.user_id = delta.user_id AND list_counter.list = delta.list
-        """,
-        """
         UPDATE membership SET unread = unread + 1, revision = last_insert_rowid(), last_message_date = ?3
         WHERE chat_id = ?1 AND user_id <> ?2
         """,
@@ -119,8 +111,8 @@ func runRawIngest(_ o: RawIngestOptions, run: Int) throws -> RawIngestResult {
         try check(sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil))
         statements.append(statement)
     }
-    let (insertMessage, updateChat, insertChange, bumpCounters, postToMembers, begin, commit) =
-        (statements[0], statements[1], statements[2], statements[3], statements[4], statements[5], statements[6])
+    let (insertMessage, updateChat, insertChange, postToMembers, begin, commit) =
+        (statements[0], statements[1], statements[2], statements[3], statements[4], statements[5])
     func step(_ statement: OpaquePointer?) throws {
         let code = sqlite3_step(statement)
         sqlite3_reset(statement)
@@ -158,9 +150,6 @@ func runRawIngest(_ o: RawIngestOptions, run: Int) throws -> RawIngestResult {
         try step(updateChat)
         bind(insertChange, 1, chat)
         try step(insertChange)
-        bind(bumpCounters, 1, chat)
-        bind(bumpCounters, 2, sender)
-        try step(bumpCounters)
         bind(postToMembers, 1, chat)
         bind(postToMembers, 2, sender)
         sqlite3_bind_int64(postToMembers, 3, sentAt)
