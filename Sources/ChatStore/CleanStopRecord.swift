@@ -89,8 +89,10 @@ public struct CleanStopRecord: Equatable, Sendable {
     init?(line: String) {
         guard line.hasPrefix(Self.prefix) else { return nil }
         let fields = line.dropFirst(Self.prefix.count).split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-        guard fields.count == 7, let device = UInt64(fields[0]), let inode = UInt64(fields[1]),
-              let numbers = Optional(fields[2...].compactMap { Int64($0) }), numbers.count == 5 else { return nil }
+        let numbers = fields.dropFirst(2).compactMap { Int64($0) }
+        guard fields.count == 7, let device = UInt64(fields[0]), let inode = UInt64(fields[1]), numbers.count == 5 else {
+            return nil
+        }
         self.device = device
         self.inode = inode
         size = numbers[0]
