@@ -146,6 +146,8 @@ func runUsers(_ o: UsersOptions) throws {
         try wanted.write(toFile: marker, atomically: true, encoding: .utf8)
     } else {
         FileHandle.standardError.write(Data("reusing \(o.database) (\(wanted))\n".utf8))
+        // A file of an earlier schema is migrated here, not by the measured daemon's start.
+        _ = try ChatDatabase(path: o.database)
     }
     let emptyPath = o.database + ".empty.sqlite"
     try ensureDatabase(path: emptyPath, chats: 0, messagesPerChat: 0, fresh: o.fresh)
