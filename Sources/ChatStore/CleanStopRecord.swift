@@ -44,17 +44,13 @@ public struct CleanStopRecord: Equatable, Sendable {
         statusChanged = Timestamp(seconds: Int64(info.st_ctim.tv_sec), nanoseconds: Int64(info.st_ctim.tv_nsec))
     }
 
-    /// The record of the file's last clean stop, if there is one and it still describes the
-    /// file at `databasePath` exactly. `removing` (a start that may write) takes the record away
-    /// first, whatever it says, so that a crash from now on leaves none behind.
-    public static func matching(databaseAt databasePath: String, removing: Bool) -> CleanStopRecord? {
-        let recordPath = path(for: databasePath)
-        guard let text = try? String(contentsOfFile: recordPath, encoding: .utf8) else { return nil }
-        if removing { unlink(recordPath) }
-        guard let recorded = CleanStopRecord(line: text), recorded == CleanStopRecord(databaseAt: databasePath) else {
-            return nil
-        }
-        return recorded
+    /// True when the file at `databasePath` has a record of its last clean stop that still
+    /// describes it exactly. A start that may write then takes the record away
+    /// (`remove(forDatabaseAt:)`), whatever it said, so that a crash from then on leaves none.
+    public static func matches(databaseAt databasePath: String) -> Bool {
+        guard let text = try? String(contentsOfFile: path(for: databasePath), encoding: .utf8),
+              let recorded = CleanStopRecord(line: text) else { return false }
+        return recorded == CleanStopRecord(databaseAt: databasePath)
     }
 
     /// Records the file at `databasePath` as it is now, to be matched by the next start; false

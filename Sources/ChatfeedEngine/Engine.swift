@@ -85,12 +85,12 @@ final class Engine: @unchecked Sendable {
         ownCommits = OwnCommitFilter(databasePath: options.databasePath)
         var storeOptions = options.store
         storeOptions.autoCheckpointPages = storeOptions.autoCheckpointPages ?? 14_336
-        // The last clean stop's record, taken before the store opens (a start that may write
-        // takes it away, so that a crash from now on leaves none): a file as that stop left it
-        // needs no check (docs/DECISIONS.md, "The quick check after a clean stop").
+        // A file as the last clean stop left it needs no check (docs/DECISIONS.md, "The quick
+        // check after a clean stop"). The record is read before the store opens, and a start
+        // that may write takes it away, so that a crash from now on leaves none.
         let cleanStop = options.quickCheckAtStart && options.skipQuickCheckAfterCleanStop
-            ? CleanStopRecord.matching(databaseAt: options.databasePath, removing: !storeOptions.readOnly) : nil
-        if cleanStop == nil, !storeOptions.readOnly { CleanStopRecord.remove(forDatabaseAt: options.databasePath) }
+            && CleanStopRecord.matches(databaseAt: options.databasePath)
+        if !storeOptions.readOnly { CleanStopRecord.remove(forDatabaseAt: options.databasePath) }
         store = try ChatDatabase(path: options.databasePath, options: storeOptions)
         // Refuse at once what would fail every write later.
         if !storeOptions.readOnly { try store.checkWritable() }
@@ -98,9 +98,9 @@ final class Engine: @unchecked Sendable {
         // lists load and reads are answered (docs/DECISIONS.md, "The quick check beside the
         // start").
         let queue = self.queue
-        integrityCheck = options.quickCheckAtStart && cleanStop == nil
+        integrityCheck = options.quickCheckAtStart && !cleanStop
             ? IntegrityCheck(path: options.databasePath, options: storeOptions, whenDone: { queue.wake() }) : nil
-        if cleanStop != nil {
+        if cleanStop {
             fileKnownSound = true
             logger.info("the quick check is skipped: the file is as a clean stop left it", metadata: [
                 "database": "\(options.databasePath)",

@@ -13,15 +13,13 @@ struct StoreSelection: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("A configuration file (JSON).", valueName: "file"))
     var config: String?
 
-    /// The database path, the store options, and whether to check the file at start.
-    func resolve() throws -> (path: String, options: StoreOptions, quickCheck: Bool) {
+    /// The database path, the store options, whether to check the file at start, and whether a
+    /// file as a daemon's clean stop left it is spared that check.
+    func resolve() throws -> (path: String, options: StoreOptions, quickCheck: Bool, trustCleanStop: Bool) {
         let configuration = try loadConfiguration()
-        let path = database ?? configuration.database
-        // A file as a daemon's clean stop left it needs no check (the record stays: this
-        // command's own write, if any, makes it stale).
-        let unchanged = configuration.skipQuickCheckAfterCleanStop
-            && CleanStopRecord.matching(databaseAt: path, removing: false) != nil
-        return (path, configuration.storeOptions, configuration.quickCheckAtStart && !unchanged)
+        return (
+            database ?? configuration.database, configuration.storeOptions,
+            configuration.quickCheckAtStart, configuration.skipQuickCheckAfterCleanStop)
     }
 
     /// The configuration file's settings over the defaults; a bad file is one clear error.
@@ -38,13 +36,14 @@ struct StoreSelection: ParsableArguments {
     /// checks beside its start and refuses the file's writes).
     func openStore(create: Bool = false, readOnly: Bool = false) throws -> ChatDatabase {
         try reportingFailures {
-            var (path, options, quickCheck) = try resolve()
+            var (path, options, quickCheck, trustCleanStop) = try resolve()
             if !create, !path.isEmpty, path != ":memory:", !path.hasPrefix("file:"), !FileManager.default.fileExists(atPath: path) {
                 throw CLIFailure(message: "no database at '\(path)'; create it with 'chatfeed init --database \(path)'")
             }
             options.readOnly = readOnly
             let store = try ChatDatabase(path: path, options: options)
-            if quickCheck { try store.checkIntegrity() }
+            // The record stays: this command's own write, if any, makes it stale.
+            if quickCheck && !(trustCleanStop && CleanStopRecord.matches(databaseAt: path)) { try store.checkIntegrity() }
             return store
         }
     }

@@ -27,25 +27,21 @@ import Glibc
         #expect(try store.checkpoint(truncate: true))
     }
 
-    private static func matches(_ path: String) -> Bool {
-        CleanStopRecord.matching(databaseAt: path, removing: false) != nil
-    }
-
-    @Test func aRecordMatchesTheUnchangedFileUntilItIsTakenAway() throws {
+    @Test func aRecordMatchesTheUnchangedFileUntilItIsRemoved() throws {
         let directory = try TemporaryDirectory()
         let path = try Self.closedStore(in: directory)
-        #expect(!Self.matches(path), "no record yet")
+        #expect(!CleanStopRecord.matches(databaseAt: path), "no record yet")
         #expect(CleanStopRecord.write(forDatabaseAt: path))
         #expect(FileManager.default.fileExists(atPath: CleanStopRecord.path(for: path)))
-        #expect(Self.matches(path))
+        #expect(CleanStopRecord.matches(databaseAt: path))
         // Reading the file changes nothing.
         let reader = try ChatDatabase(path: path, options: StoreOptions(readOnly: true))
         #expect(try reader.chats(offset: 0, limit: 10).count == 3)
-        #expect(Self.matches(path))
-        // A start that may write takes the record away, whether it matched or not.
-        #expect(CleanStopRecord.matching(databaseAt: path, removing: true) != nil)
+        #expect(CleanStopRecord.matches(databaseAt: path))
+        // Taken away (as a start that may write does), it matches nothing.
+        CleanStopRecord.remove(forDatabaseAt: path)
         #expect(!FileManager.default.fileExists(atPath: CleanStopRecord.path(for: path)))
-        #expect(!Self.matches(path))
+        #expect(!CleanStopRecord.matches(databaseAt: path))
     }
 
     @Test func aWriteMakesTheRecordStaleBeforeAndAfterItsCheckpoint() throws {
@@ -55,13 +51,13 @@ import Glibc
         // Committed into the log only: the database file itself is unchanged, the log is not empty.
         let store = try ChatDatabase(path: path)
         _ = try store.apply([.createChat(id: "d", title: "D", createdAt: 2)])[0].get()
-        #expect(!Self.matches(path))
+        #expect(!CleanStopRecord.matches(databaseAt: path))
         // Copied into the file and the log emptied: the file's times (and here its size) changed.
         #expect(try store.checkpoint(truncate: true))
-        #expect(!Self.matches(path))
+        #expect(!CleanStopRecord.matches(databaseAt: path))
         // A record made now matches again.
         #expect(CleanStopRecord.write(forDatabaseAt: path))
-        #expect(Self.matches(path))
+        #expect(CleanStopRecord.matches(databaseAt: path))
     }
 
     @Test func aTouchACopyOrADamagedPageMakesTheRecordStale() throws {
@@ -72,19 +68,19 @@ import Glibc
         #expect(CleanStopRecord.write(forDatabaseAt: path))
         var times = [timespec(tv_sec: 1_700_000_000, tv_nsec: 0), timespec(tv_sec: 1_700_000_000, tv_nsec: 0)]
         #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
-        #expect(!Self.matches(path))
+        #expect(!CleanStopRecord.matches(databaseAt: path))
 
         // Another file with the same bytes put in its place.
         #expect(CleanStopRecord.write(forDatabaseAt: path))
         let copy = directory.path("copy.sqlite")
         try FileManager.default.copyItem(atPath: path, toPath: copy)
         #expect(rename(copy, path) == 0)
-        #expect(!Self.matches(path))
+        #expect(!CleanStopRecord.matches(databaseAt: path))
 
         // A page overwritten in place, the size kept.
         #expect(CleanStopRecord.write(forDatabaseAt: path))
         try scribbleOverPage(1, ofFile: path)
-        #expect(!Self.matches(path))
+        #expect(!CleanStopRecord.matches(databaseAt: path))
     }
 
     @Test func aRecordOfAnotherFormOrOfNoFileMatchesNothing() throws {
@@ -92,12 +88,12 @@ import Glibc
         let path = try Self.closedStore(in: directory)
         for text in ["", "chatfeed clean stop 1: 1 2 3", "chatfeed clean stop 2: 1 2 3 4 5 6 7\n", "garbage\n"] {
             try Data(text.utf8).write(to: URL(fileURLWithPath: CleanStopRecord.path(for: path)))
-            #expect(!Self.matches(path), "\(text)")
+            #expect(!CleanStopRecord.matches(databaseAt: path), "\(text)")
         }
         // A record of a file that is gone.
         #expect(CleanStopRecord.write(forDatabaseAt: path))
         try FileManager.default.removeItem(atPath: path)
-        #expect(!Self.matches(path))
+        #expect(!CleanStopRecord.matches(databaseAt: path))
         // No record is written for a file that is not there.
         CleanStopRecord.remove(forDatabaseAt: path)
         #expect(!CleanStopRecord.write(forDatabaseAt: path))
