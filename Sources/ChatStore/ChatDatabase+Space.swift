@@ -47,6 +47,15 @@ extension ChatDatabase {
         installLogSizeReport()
     }
 
+    /// The write-ahead log of the store's connection, whose `sync()` makes the commits so far
+    /// durable (`StoreOptions.callerSyncsCommits`); nil for a read-only store, or one whose
+    /// connection has no log open. Valid until the store opens its file again
+    /// (`reopenForWritingIfSpaceFreed()`) or closes: take it after each commit.
+    public func writeAheadLog() -> WriteAheadLogFile? {
+        guard !openedOnFullDisk, !options.readOnly else { return nil }
+        return db.writeAheadLogFile()
+    }
+
     func installLogSizeReport() {
         guard let logSizeReport, !openedOnFullDisk, !options.readOnly else { return }
         db.checkpointAutomatically(atPages: autoCheckpointPages, afterEachCommit: logSizeReport)

@@ -189,7 +189,9 @@ public final class ChatDatabase {
             }
         } else {
             try db.execute("PRAGMA journal_mode = WAL", retryingWhileBusyFor: options.busyTimeoutMilliseconds)
-            try db.execute("PRAGMA synchronous = \(options.durability == .full ? "FULL" : "NORMAL")")
+            // (`callerSyncsCommits`: the caller syncs each commit itself, `writeAheadLog()`.)
+            let syncsAtCommit = options.durability == .full && !options.callerSyncsCommits
+            try db.execute("PRAGMA synchronous = \(syncsAtCommit ? "FULL" : "NORMAL")")
             if let pages = options.autoCheckpointPages {
                 try db.execute("PRAGMA wal_autocheckpoint = \(max(pages, 0))")
             }

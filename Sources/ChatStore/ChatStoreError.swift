@@ -21,6 +21,10 @@ public enum ChatStoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The database file was deleted, moved or replaced while the store had it open: writes
     /// are refused, since they would go into a file that is no longer at `path`.
     case fileGone(path: String, reason: String)
+    /// The disk failed to make a commit durable (`fsync` of the write-ahead log): the last
+    /// commit may or may not be on it, and the kernel may have dropped what it could not write,
+    /// so no later write is trusted either.
+    case syncFailed(path: String, detail: String)
 
     public var description: String {
         switch self {
@@ -42,6 +46,8 @@ public enum ChatStoreError: Error, Hashable, Sendable, CustomStringConvertible {
             "cannot open the database '\(path)': \(reason)"
         case .fileGone(let path, let reason):
             "database '\(path)' was removed while open (\(reason)); writes are refused because they would not reach the file at that path; restart to open the file there"
+        case .syncFailed(let path, let detail):
+            "the disk failed to sync the database '\(path)' (\(detail)): the last writes may not be on it, and writes are refused from now on; check the disk (its kernel log), then restart"
         }
     }
 }

@@ -36,13 +36,19 @@ public struct StoreOptions: Sendable, Hashable {
     /// The largest the database file may grow, in bytes (`PRAGMA max_page_count`); a write beyond
     /// it fails with `ChatStoreError.storageFull`, as on a full disk. Nil: no limit.
     public var maxDatabaseBytes: Int64?
+    /// With `durability` `.full`, a commit returns before its `fsync` (`synchronous = NORMAL`),
+    /// and the caller makes it durable with `ChatDatabase.writeAheadLog()`'s `sync()` before it
+    /// reports it: the engine syncs on a thread of its own and reads meanwhile (docs/DECISIONS.md,
+    /// "A group's sync runs beside the engine"). Other writes of the connection (a change-log
+    /// reader's position) are synced with the next one.
+    public var callerSyncsCommits: Bool
 
     public init(
         busyTimeoutMilliseconds: Int = 5000, durability: Durability = defaultDurability,
         cacheSizeKiB: Int? = defaultCacheSizeKiB, readOnly: Bool = false, autoCheckpointPages: Int? = nil,
         maxPinnedChats: Int = 5,
         changeLogRetention: Int = 100_000, readerTimeoutMilliseconds: Int = 30_000,
-        maxDatabaseBytes: Int64? = nil
+        maxDatabaseBytes: Int64? = nil, callerSyncsCommits: Bool = false
     ) {
         self.maxPinnedChats = maxPinnedChats
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
@@ -53,5 +59,6 @@ public struct StoreOptions: Sendable, Hashable {
         self.changeLogRetention = changeLogRetention
         self.readerTimeoutMilliseconds = readerTimeoutMilliseconds
         self.maxDatabaseBytes = maxDatabaseBytes
+        self.callerSyncsCommits = callerSyncsCommits
     }
 }

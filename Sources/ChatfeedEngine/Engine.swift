@@ -37,6 +37,12 @@ final class Engine: @unchecked Sendable {
     private let loadedSequence: Int64
     /// Keeps the watcher from waking the engine for its own commits.
     private let ownCommits: OwnCommitFilter
+    /// Syncs each group commit beside the engine thread (nil when the store syncs its commits
+    /// itself: `durability` normal, or read-only).
+    private var syncer: LogSyncer?
+    /// The last group commit while its sync runs: committed, neither answered nor caught up yet
+    /// (`finishUnsyncedGroup`). At most one: the next commit waits for it.
+    private var unsynced: CommittedGroup?
     /// The live lists of the users in use (the default user's from the start).
     private let feed: UserFeeds
     /// The titles and last messages of the chats the live lists load without them.
@@ -85,6 +91,10 @@ final class Engine: @unchecked Sendable {
         ownCommits = OwnCommitFilter(databasePath: options.databasePath)
         var storeOptions = options.store
         storeOptions.autoCheckpointPages = storeOptions.autoCheckpointPages ?? 14_336
+        // Every group commit is synced on the syncer's thread before it is answered
+        // (docs/DECISIONS.md, "A group's sync runs beside the engine").
+        let syncsBeside = storeOptions.durability == .full && !storeOptions.readOnly
+        storeOptions.callerSyncsCommits = syncsBeside
         // A file as the last clean stop left it needs no check (docs/DECISIONS.md, "The quick
         // check after a clean stop"). The record is read before the store opens, and a start
         // that may write takes it away, so that a crash from now on leaves none.
@@ -127,6 +137,10 @@ final class Engine: @unchecked Sendable {
         feed.load(options.defaultUser, chats: loaded.chats, content: content, now: .now)
         lastSequence = loaded.latestSequence
         if integrityCheck == nil { try startWriting() }
+        // (Last: a start that throws leaves no thread behind.)
+        if syncsBeside {
+            syncer = LogSyncer(whenDone: { queue.wake() }, willBegin: options.logSyncWillBegin)
+        }
         logger.info("loaded chat list", metadata: [
             "user": "\(options.defaultUser)",
             "chats": "\(loaded.chats.count)", "changeSequence": "\(loaded.latestSequence)",
@@ -225,6 +239,7 @@ final class Engine: @unchecked Sendable {
         isStopping = true
         resumeHeldSessions()
         process(queue.takeAll(waitingAtMost: 0))
+        commitPendingWrites()  // the last group's sync too: answered before the sessions end
         for session in Array(sessions.values) { end(session) }
         closeStore()
     }
@@ -243,9 +258,13 @@ final class Engine: @unchecked Sendable {
             "watcherWakes": "\(watcherWakes)", "watcherThreadWakes": "\(watcherThreadWakes)",
         ])
         checkpointer?.stop()
+        syncer?.stop()
         noteIfDatabaseLost { try store.checkFileIdentity() }
-        // (A file that failed its quick check gets nothing written.)
-        if case .damaged = lostDatabase { return }
+        // (A file that failed its quick check, or whose disk failed a sync, gets nothing written.)
+        switch lostDatabase {
+        case .damaged, .syncFailed: return
+        default: break
+        }
         guard !options.store.readOnly else { return }
         do {
             try store.unregisterReader()
@@ -263,8 +282,11 @@ final class Engine: @unchecked Sendable {
     /// `lingerForMoreWrites`).
     private func process(_ inputs: [Input]) {
         handle(inputs)
+        // A group whose sync still runs is answered when it ends (the syncer wakes the engine);
+        // the writes that came meanwhile wait for it, and form the next group.
+        guard finishUnsyncedGroup(waiting: false) else { return }
         lingerForMoreWrites()
-        commitPendingWrites()
+        commitPendingWritesBesideSync()
     }
 
     /// With `groupCommitLingerMicroseconds`, writes that came while the engine was busy (within
@@ -417,7 +439,7 @@ final class Engine: @unchecked Sendable {
             queue.release(session.id)
             if session.inputEnded { end(session) }
         }
-        commitPendingWrites()
+        commitPendingWritesBesideSync()
     }
 
     /// Keeps the session's further requests until its output drains (the queue keeps its input).
@@ -523,6 +545,9 @@ final class Engine: @unchecked Sendable {
                 }
             }
             flushOutputBuffer(to: session)
+            // A batch an ack released shows committed writes only; one whose rows read content
+            // that the group being synced changed goes out after that sync.
+            if content.readUnsyncedContent { finishUnsyncedGroup(waiting: true) }
             enqueue(released)
         } catch {
             respond(id: request.id, error: Self.rpcError(error), isNotification: request.isNotification, method: request.method, to: session)
@@ -669,13 +694,19 @@ final class Engine: @unchecked Sendable {
         case .success(.removeMembers), .success(.removeUser), .success(.removeChat): pendingRemovals += 1
         default: break
         }
-        if pendingWrites.count >= options.groupCommitMaxEvents { commitPendingWrites() }
+        if pendingWrites.count >= options.groupCommitMaxEvents { commitPendingWrites(leavingLastSync: true) }
     }
 
-    /// Commits the pending writes, answers each in order, and sends the batches: one
-    /// transaction, or several when a group would hold the write lock longer than
-    /// `groupCommitMaxMilliseconds` (each answered and sent before the next begins).
-    func commitPendingWrites() {
+    /// Commits the pending writes, answers each in order once it is durable, and sends the
+    /// batches: one transaction, or several when a group would hold the write lock longer than
+    /// `groupCommitMaxMilliseconds` (each answered and sent before the next begins). A group
+    /// whose sync runs is answered first.
+    ///
+    /// With `leavingLastSync`, the last group's sync goes on beside the engine, which answers the
+    /// group when it ends (`finishUnsyncedGroup`); otherwise every write is answered on return,
+    /// as a read that follows them needs.
+    func commitPendingWrites(leavingLastSync: Bool = false) {
+        if !leavingLastSync || !pendingWrites.isEmpty { finishUnsyncedGroup(waiting: true) }
         guard !pendingWrites.isEmpty else { return }
         // What is enqueued shows committed writes only (the pending ones are answered after
         // their commit): out before the group's commit and its sync, not after.
@@ -686,6 +717,7 @@ final class Engine: @unchecked Sendable {
         while !writes.isEmpty {
             guard let committed = commitGroup(writes) else { return }
             writes = writes.dropFirst(committed)
+            if !leavingLastSync || !writes.isEmpty { finishUnsyncedGroup(waiting: true) }
         }
     }
 
@@ -715,7 +747,7 @@ final class Engine: @unchecked Sendable {
         }
         groupCommits += 1
         groupedWrites += outcomes.count
-        // The writes answered now: up to the last applied event and the invalid ones after it.
+        // The writes of this commit: up to the last applied event and the invalid ones after it.
         var committed = 0
         var applied = 0
         for write in writes {
@@ -725,8 +757,73 @@ final class Engine: @unchecked Sendable {
             }
             committed += 1
         }
+        let group = CommittedGroup(writes: writes.prefix(committed), outcomes: outcomes)
+        if let syncer, !events.isEmpty {
+            // Answered once durable: the engine reads meanwhile (acks, and the writes of the
+            // next group).
+            guard let log = store.writeAheadLog() else {
+                syncFailed(group, detail: "no write-ahead log is open")
+                return committed
+            }
+            syncer.start(log)
+            unsynced = group
+            content.unsyncedContent = UnsyncedContent(changedBy: events)
+            return committed
+        }
+        answer(group)
+        return committed
+    }
+
+    /// At the end of a round: answers the group whose sync ended, and commits the pending writes
+    /// leaving the last group's sync running; while a sync runs, the writes wait for the round
+    /// after it (its end wakes the engine) and join the next group.
+    private func commitPendingWritesBesideSync() {
+        guard finishUnsyncedGroup(waiting: false) else { return }
+        commitPendingWrites(leavingLastSync: true)
+    }
+
+    /// Answers the group whose sync ended (or every group of a store that syncs its commits
+    /// itself), and catches the feed up. `waiting`: until the running sync ends; otherwise
+    /// returns false while it runs. True when no group waits for its sync.
+    @discardableResult
+    private func finishUnsyncedGroup(waiting: Bool) -> Bool {
+        guard let group = unsynced, let syncer else { return true }
+        if !waiting { flushUnflushed() }  // what the engine let out meanwhile goes out now
+        guard let outcome = waiting ? syncer.wait() : syncer.poll() else { return false }
+        unsynced = nil
+        content.unsyncedContent = nil
+        switch outcome {
+        case .success: answer(group)
+        case .failure(let error): syncFailed(group, detail: error.summary)
+        }
+        return true
+    }
+
+    /// The disk failed to sync a group: its writes may or may not be on it, and the kernel may
+    /// have dropped the pages it could not write, so no later write is trusted either. As with a
+    /// damaged file: the group's writes are answered with the error, reads go on being answered
+    /// (the store may show the group), later writes are refused, and the exit status will be 1.
+    private func syncFailed(_ group: CommittedGroup, detail: String) {
+        let error = ChatStoreError.syncFailed(path: options.databasePath, detail: detail)
+        if lostDatabase == nil { lostDatabase = error }
+        logger.critical("the disk failed to sync a group commit: its writes may be lost, writes are refused from now on, and the exit status will be 1", metadata: [
+            "database": "\(options.databasePath)", "writes": "\(group.writes.count)", "error": "\(detail)",
+        ])
+        let failure = Self.rpcError(error)
+        for write in group.writes {
+            let error = if case .failure(let invalid) = write.event { invalid } else { failure }
+            respond(id: write.id, error: error, isNotification: write.id == nil, method: write.method, to: write.session)
+        }
+        catchUp()
+        flushUnflushed()
+        lastGroupCommitEnd = .now
+    }
+
+    /// Answers each write of a durable group in order, catches the feed up and sends it all.
+    private func answer(_ group: CommittedGroup) {
+        var outcomes = group.outcomes
         outcomes.reverse()
-        for write in writes.prefix(committed) {
+        for write in group.writes {
             switch write.event {
             case .failure(let error):
                 respond(id: write.id, error: error, isNotification: write.id == nil, method: write.method, to: write.session)
@@ -750,7 +847,6 @@ final class Engine: @unchecked Sendable {
         // Answer as soon as the group is durable, not at the end of the round.
         flushUnflushed()
         lastGroupCommitEnd = .now
-        return committed
     }
 
     /// Logs (once) and records a deleted or replaced database file that `check` throws.
@@ -769,7 +865,7 @@ final class Engine: @unchecked Sendable {
     private static func rpcError(_ error: any Error) -> RPCError {
         switch error as? ChatStoreError {
         case .storageFull: return RPCError(code: .storageFull, message: "\(error)")
-        case .fileGone, .damaged: return RPCError(code: .readOnly, message: "read-only: \(error)")
+        case .fileGone, .damaged, .syncFailed: return RPCError(code: .readOnly, message: "read-only: \(error)")
         default: break
         }
         return RPCError(mapping: error)
@@ -777,6 +873,8 @@ final class Engine: @unchecked Sendable {
 
     /// Picks up commits of other processes: cheap when there are none (one PRAGMA).
     private func lookForOtherWriters() {
+        // The change log holds the group being synced: it is caught up on once answered.
+        guard unsynced == nil else { return }
         do {
             // Opened on a full disk, the store sees no other process's commit until it can
             // open the file for writing again (the data version then changes).
@@ -1029,4 +1127,11 @@ private struct PendingWrite {
     var id: JSONValue?
     var method: String
     var event: Result<ChatEvent, RPCError>
+}
+
+/// A committed group, answered once durable: its writes in order, and the outcomes of those
+/// whose event applied.
+private struct CommittedGroup {
+    var writes: ArraySlice<PendingWrite>
+    var outcomes: [Result<EventResult, ChatError>]
 }

@@ -54,6 +54,10 @@ public struct EngineOptions: Sendable {
     /// seconds (0: dropped at once). A user with no live lists costs the engine no memory; their
     /// `chats.list` and `chats.locate` read the store.
     public var idleUserIndexSeconds: Int
+    /// Called on the engine's sync thread before each group commit's sync (with `durability`
+    /// full); an error it throws fails that sync as the disk's would. Not a configuration key:
+    /// tests hold a sync here, or fail it. Nil: nothing.
+    public var logSyncWillBegin: (@Sendable () throws -> Void)?
 
     /// The defaults, one place: `Config/chatfeed.json` and the README's table are checked against them.
     public static let defaultPollIntervalMilliseconds = 20

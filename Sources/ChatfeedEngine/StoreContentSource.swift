@@ -11,6 +11,13 @@ final class StoreContentSource: ChatContentSource {
     private let logger: Logger
     /// Reads that failed (logged each time); `server.stats` does not show it, the log does.
     private(set) var failures = 0
+    /// While a group commit's sync runs (`Engine.finishUnsyncedGroup`): the chats whose title or
+    /// last message it changed, which are not to go out before it is durable.
+    var unsyncedContent: UnsyncedContent? {
+        didSet { readUnsyncedContent = false }
+    }
+    /// A read since `unsyncedContent` was set took the content of one of those chats.
+    private(set) var readUnsyncedContent = false
 
     init(store: ChatDatabase, logger: Logger) {
         self.store = store
@@ -18,6 +25,9 @@ final class StoreContentSource: ChatContentSource {
     }
 
     func loadContent(of chats: inout [Chat]) -> Bool {
+        if let unsyncedContent, !readUnsyncedContent {
+            readUnsyncedContent = chats.contains { unsyncedContent.contains($0.id) }
+        }
         do {
             return try store.loadContent(of: &chats)
         } catch {
@@ -26,6 +36,38 @@ final class StoreContentSource: ChatContentSource {
                 "chats": "\(chats.count)", "error": "\(error)",
             ])
             return false
+        }
+    }
+}
+
+/// What a group commit changed of the chats' content (titles, last messages).
+enum UnsyncedContent {
+    case chats(Set<String>)
+    /// Any chat's: an edit or deletion of a message names the message only.
+    case any
+
+    init(changedBy events: [ChatEvent]) {
+        var chats = Set<String>()
+        for event in events {
+            switch event {
+            case .createChat(let id, _, _, _), .renameChat(let id, _, _), .removeChat(let id): chats.insert(id)
+            case .postMessage(let message): chats.insert(message.chat)
+            case .editMessage, .deleteMessage:
+                // (A chat's last message may change; the event names the message only.)
+                self = .any
+                return
+            case .createUser, .removeUser, .addMembers, .removeMembers, .markRead, .pinChat, .unpinChat,
+                .setPinned, .moveChat, .setMuted:
+                continue  // no title or last message changes
+            }
+        }
+        self = .chats(chats)
+    }
+
+    func contains(_ chat: String) -> Bool {
+        switch self {
+        case .chats(let chats): chats.contains(chat)
+        case .any: true
         }
     }
 }

@@ -199,6 +199,18 @@ public final class Database {
         }
     }
 
+    /// The write-ahead log's file as SQLite holds it open (`SQLITE_FCNTL_JOURNAL_POINTER`), so
+    /// that its commits can be synced later, or on another thread (`WriteAheadLogFile.sync()`).
+    /// Nil when the connection has no log open (not in WAL mode, or before its first read).
+    public func writeAheadLogFile() -> WriteAheadLogFile? {
+        var pointer: UnsafeMutableRawPointer?
+        let code = sqlite3_file_control(handle, "main", SQLITE_FCNTL_JOURNAL_POINTER, &pointer)
+        guard code == SQLITE_OK, let file = pointer?.assumingMemoryBound(to: sqlite3_file.self),
+              file.pointee.pMethods != nil
+        else { return nil }
+        return WriteAheadLogFile(file: file, path: path + "-wal")
+    }
+
     /// Rows changed by the latest INSERT, UPDATE or DELETE.
     public var changedRowCount: Int { Int(sqlite3_changes64(handle)) }
 

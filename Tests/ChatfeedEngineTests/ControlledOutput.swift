@@ -71,5 +71,12 @@ final class ControlledOutput: EngineOutput, @unchecked Sendable {
     /// Lines delivered so far.
     var deliveredLines: Int { lock.withLock { delivered } }
 
+    /// Waits (blocking) until `count` lines have been delivered, at most `seconds`.
+    func waitForLines(_ count: Int, seconds: Double) -> Bool {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while deliveredLines < count, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.005) }
+        return deliveredLines >= count
+    }
+
     var isFinished: Bool { lock.withLock { finished } }
 }

@@ -28,17 +28,6 @@ import TestSupport
         ])
     }
 
-    private static func ack(_ seq: Int) -> [UInt8] {
-        SessionClient.line(id: nil, "feed.ack", ["subscription": "s1", "seq": .integer(Int64(seq))])
-    }
-
-    /// Waits (blocking) until `output` has delivered `count` lines, at most `seconds`.
-    private static func waitForLines(_ output: ControlledOutput, _ count: Int, seconds: Double) -> Bool {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while output.deliveredLines < count, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.005) }
-        return output.deliveredLines >= count
-    }
-
     /// Runs `scenario` on a thread of its own against a session of a new engine with
     /// `linger`, an output delivered when flushed and an observer of the group commits, and
     /// returns what it saw.
@@ -68,7 +57,7 @@ import TestSupport
             // The first write comes after a pause (no commit yet): it commits alone, at once.
             let started = ContinuousClock.now
             _ = session.send(SessionClient.line(id: 1, "chat.create", ["chat": "a", "title": "A", "createdAt": 1000]))
-            seen.arrived.append(Self.waitForLines(output, 1, seconds: 30))
+            seen.arrived.append(output.waitForLines(1, seconds: 30))
             seen.firstWriteTook = ContinuousClock.now - started
             seen.groups.append(observer.groups)
             // A post right after that commit waits for more: still uncommitted a while later
@@ -79,11 +68,11 @@ import TestSupport
             // Two more posts join it: one group for the three.
             _ = session.send(Self.post(3, "m2"))
             _ = session.send(Self.post(4, "m3"))
-            seen.arrived.append(Self.waitForLines(output, 4, seconds: 30))
+            seen.arrived.append(output.waitForLines(4, seconds: 30))
             seen.groups.append(observer.groups)
             // A read commits the writes before it at once, lingering or not.
             _ = session.send(Self.post(5, "m4") + SessionClient.line(id: 6, "chats.list"))
-            seen.arrived.append(Self.waitForLines(output, 6, seconds: 30))
+            seen.arrived.append(output.waitForLines(6, seconds: 30))
             seen.groups.append(observer.groups)
             seen.lines = output.deliveredText
             return seen
@@ -107,18 +96,18 @@ import TestSupport
             _ = session.send(
                 SessionClient.line(id: 1, "chat.create", ["chat": "a", "title": "A", "createdAt": 1000])
                     + SessionClient.line(id: 2, "chat.create", ["chat": "b", "title": "B", "createdAt": 2000]))
-            seen.arrived.append(Self.waitForLines(output, 4, seconds: 30))
+            seen.arrived.append(output.waitForLines(4, seconds: 30))
             // m1 lingers, then moves a to the top: its answer and its structural batch (2) go
             // out with the commit; its deferred update waits for that batch's ack.
-            _ = session.send(Self.ack(1) + Self.post(3, "m1"))
-            seen.arrived.append(Self.waitForLines(output, 6, seconds: 30))
+            _ = session.send(SessionClient.ackLine(1) + Self.post(3, "m1"))
+            seen.arrived.append(output.waitForLines(6, seconds: 30))
             seen.groups.append(observer.groups)
             // m2 lingers; the ack of batch 2 meanwhile lets the deferred update out at once.
-            _ = session.send(Self.post(4, "m2") + Self.ack(2))
-            seen.arrived.append(Self.waitForLines(output, 7, seconds: 3))
+            _ = session.send(Self.post(4, "m2") + SessionClient.ackLine(2))
+            seen.arrived.append(output.waitForLines(7, seconds: 3))
             seen.groups.append(observer.groups)
             // Then m2 commits and is answered (its batch waits for the ack of batch 3).
-            seen.arrived.append(Self.waitForLines(output, 8, seconds: 30))
+            seen.arrived.append(output.waitForLines(8, seconds: 30))
             seen.groups.append(observer.groups)
             seen.lines = output.deliveredText
             return seen

@@ -24,6 +24,11 @@ final class SessionClient: @unchecked Sendable {
         return JSONValue.object(object).serialized() + [0x0A]
     }
 
+    /// The line of a `feed.ack` sent as a notification (no `id`).
+    static func ackLine(_ seq: Int, subscription: String = "s1") -> [UInt8] {
+        line(id: nil, "feed.ack", ["subscription": .string(subscription), "seq": .integer(Int64(seq))])
+    }
+
     /// Sends a request and returns its response (`result` or `error` inside).
     func call(_ method: String, _ params: JSONObject = [:]) async throws -> JSONValue {
         let id = nextID
