@@ -726,13 +726,12 @@ final class Engine: @unchecked Sendable {
     private func commitGroup(_ writes: ArraySlice<PendingWrite>) -> Int? {
         let events = writes.compactMap { try? $0.event.get() }
         var outcomes: [Result<EventResult, ChatError>]
+        let started = ContinuousClock.now
         do {
             ownCommits.commitWillBegin()
             defer { ownCommits.commitDidEnd() }
-            let started = ContinuousClock.now
             outcomes = events.isEmpty ? [] : try store.apply(
                 events, lockLimit: .milliseconds(options.groupCommitMaxMilliseconds))
-            observer.current?.groupCommitted(writes: outcomes.count, duration: .now - started)
         } catch {
             noteIfDatabaseLost { throw error }
             logger.error("group commit failed: nothing of it was written", metadata: [
@@ -757,7 +756,7 @@ final class Engine: @unchecked Sendable {
             }
             committed += 1
         }
-        let group = CommittedGroup(writes: writes.prefix(committed), outcomes: outcomes)
+        let group = CommittedGroup(writes: writes.prefix(committed), outcomes: outcomes, started: started)
         if let syncer, !events.isEmpty {
             // Answered once durable: the engine reads meanwhile (acks, and the writes of the
             // next group).
@@ -821,6 +820,8 @@ final class Engine: @unchecked Sendable {
 
     /// Answers each write of a durable group in order, catches the feed up and sends it all.
     private func answer(_ group: CommittedGroup) {
+        // (Its time includes its sync.)
+        observer.current?.groupCommitted(writes: group.outcomes.count, duration: .now - group.started)
         var outcomes = group.outcomes
         outcomes.reverse()
         for write in group.writes {
@@ -1134,4 +1135,6 @@ private struct PendingWrite {
 private struct CommittedGroup {
     var writes: ArraySlice<PendingWrite>
     var outcomes: [Result<EventResult, ChatError>]
+    /// When its transaction began.
+    var started: ContinuousClock.Instant
 }

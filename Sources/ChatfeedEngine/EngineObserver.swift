@@ -3,7 +3,8 @@ import Synchronization
 /// Watches the engine's work for metrics (a gateway's `/metrics`), without the engine knowing
 /// any metrics library. Called on the engine thread: return at once.
 public protocol EngineObserver: AnyObject, Sendable {
-    /// A group commit ended: `writes` events applied in one transaction that took `duration`.
+    /// A group commit ended: `writes` events applied in one transaction that took `duration`,
+    /// its sync included (called once the group is durable, before its writes are answered).
     func groupCommitted(writes: Int, duration: Duration)
 }
 
