@@ -43,6 +43,10 @@ final class Engine: @unchecked Sendable {
     /// The last group commit while its sync runs: committed, neither answered nor caught up yet
     /// (`finishUnsyncedGroup`). At most one: the next commit waits for it.
     private var unsynced: CommittedGroup?
+    /// Batches acks released during the running sync that go out after it, right after its
+    /// answers (a batch that read content the group changed, and every one released after it,
+    /// so that each subscription's batches keep their order).
+    private var releasedAfterSync: [FeedNotification] = []
     /// The live lists of the users in use (the default user's from the start).
     private let feed: UserFeeds
     /// The titles and last messages of the chats the live lists load without them.
@@ -546,9 +550,13 @@ final class Engine: @unchecked Sendable {
             }
             flushOutputBuffer(to: session)
             // A batch an ack released shows committed writes only; one whose rows read content
-            // that the group being synced changed goes out after that sync.
-            if content.readUnsyncedContent { finishUnsyncedGroup(waiting: true) }
-            enqueue(released)
+            // that the group being synced changed goes out after that sync, and so does every
+            // one released after it.
+            if unsynced != nil, content.readUnsyncedContent || !releasedAfterSync.isEmpty {
+                releasedAfterSync += released
+            } else {
+                enqueue(released)
+            }
         } catch {
             respond(id: request.id, error: Self.rpcError(error), isNotification: request.isNotification, method: request.method, to: session)
         }
@@ -714,6 +722,13 @@ final class Engine: @unchecked Sendable {
         var writes = pendingWrites[...]
         pendingWrites.removeAll(keepingCapacity: true)
         pendingRemovals = 0
+        // A write taken before the database was lost (a failed sync while it waited) is refused
+        // as a later one is.
+        if let refused = lostDatabase {
+            for index in writes.indices where (try? writes[index].event.get()) != nil {
+                writes[index].event = .failure(Self.rpcError(refused))
+            }
+        }
         while !writes.isEmpty {
             guard let committed = commitGroup(writes) else { return }
             writes = writes.dropFirst(committed)
@@ -787,7 +802,7 @@ final class Engine: @unchecked Sendable {
     @discardableResult
     private func finishUnsyncedGroup(waiting: Bool) -> Bool {
         guard let group = unsynced, let syncer else { return true }
-        if !waiting { flushUnflushed() }  // what the engine let out meanwhile goes out now
+        flushUnflushed()  // what the engine let out meanwhile (durable writes only) goes out now
         guard let outcome = waiting ? syncer.wait() : syncer.poll() else { return false }
         unsynced = nil
         content.unsyncedContent = nil
@@ -805,6 +820,10 @@ final class Engine: @unchecked Sendable {
     private func syncFailed(_ group: CommittedGroup, detail: String) {
         let error = ChatStoreError.syncFailed(path: options.databasePath, detail: detail)
         if lostDatabase == nil { lostDatabase = error }
+        // Nothing more is written to the file: no checkpoint copies frames whose writing may
+        // have failed into it, and no change-log position is recorded.
+        checkpointer?.stop()
+        checkpointer = nil
         logger.critical("the disk failed to sync a group commit: its writes may be lost, writes are refused from now on, and the exit status will be 1", metadata: [
             "database": "\(options.databasePath)", "writes": "\(group.writes.count)", "error": "\(detail)",
         ])
@@ -813,6 +832,7 @@ final class Engine: @unchecked Sendable {
             let error = if case .failure(let invalid) = write.event { invalid } else { failure }
             respond(id: write.id, error: error, isNotification: write.id == nil, method: write.method, to: write.session)
         }
+        enqueueReleasedAfterSync()
         catchUp()
         flushUnflushed()
         lastGroupCommitEnd = .now
@@ -844,10 +864,22 @@ final class Engine: @unchecked Sendable {
                 }
             }
         }
+        enqueueReleasedAfterSync()
         catchUp()
         // Answer as soon as the group is durable, not at the end of the round.
         flushUnflushed()
         lastGroupCommitEnd = .now
+    }
+
+    private func isSyncFailure(_ error: ChatStoreError?) -> Bool {
+        if case .syncFailed = error { true } else { false }
+    }
+
+    /// The batches acks released during the sync that has ended, before its catch-up's.
+    private func enqueueReleasedAfterSync() {
+        guard !releasedAfterSync.isEmpty else { return }
+        enqueue(releasedAfterSync)
+        releasedAfterSync.removeAll()
     }
 
     /// Logs (once) and records a deleted or replaced database file that `check` throws.
@@ -985,7 +1017,8 @@ final class Engine: @unchecked Sendable {
 
     /// Tells the store how far this daemon has read the change log (written now and then).
     private func noteReaderPosition() {
-        guard !options.store.readOnly else { return }
+        // (After a failed sync nothing is written: `syncFailed`.)
+        guard !options.store.readOnly, !isSyncFailure(lostDatabase) else { return }
         do {
             try store.readerReached(lastSequence)
         } catch {

@@ -24,6 +24,19 @@ public struct WriteAheadLogFile: @unchecked Sendable {
         self.path = path
     }
 
+    /// The log's size in bytes, as its handle sees it (the VFS's `xFileSize`).
+    public func size() throws(SQLiteError) -> Int64 {
+        var size: sqlite3_int64 = 0
+        guard let fileSize = file.pointee.pMethods?.pointee.xFileSize else {
+            throw SQLiteError(extendedResultCode: ResultCode(rawValue: SQLITE_MISUSE), message: "'\(path)' is not open")
+        }
+        let code = fileSize(file, &size)
+        guard code == SQLITE_OK else {
+            throw SQLiteError(extendedResultCode: ResultCode(rawValue: code), message: "cannot read the size of '\(path)'")
+        }
+        return Int64(size)
+    }
+
     /// Flushes everything written to the log to storage.
     public func sync() throws(SQLiteError) {
         guard let sync = file.pointee.pMethods?.pointee.xSync else {
