@@ -66,6 +66,33 @@ import TestSupport
         seen.met.append(output.waitForLines(6, seconds: 30))
     }
 
+    /// Two chats made before the engine starts, so that its lists load them without content:
+    /// b (below) and c (on top).
+    private static func createChatsBAndC(_ path: String) async throws {
+        let engine = try ChatEngine(options: EngineOptions(databasePath: path))
+        defer { engine.stop(); engine.waitUntilStopped() }
+        let client = SessionClient(engine.openInProcessSession())
+        for (chat, date) in [("b", 1000), ("c", 2000)] {
+            _ = try await client.result("chat.create", ["chat": .string(chat), "title": .string(chat), "createdAt": .integer(Int64(date))])
+        }
+    }
+
+    /// Sends `write` with the syncs held, then the ack of `seq` while its sync waits; checks that
+    /// nothing more was delivered meanwhile, and lets the sync end. Whether each step was met.
+    private static func ackWhileSyncing(
+        _ write: [UInt8], ack seq: Int, _ session: EngineSession, _ output: ControlledOutput, _ gate: SyncGate
+    ) -> [Bool] {
+        let delivered = output.deliveredLines
+        gate.hold()
+        _ = session.send(write)
+        let syncing = gate.waitForASync(seconds: 30)
+        _ = session.send(SessionClient.ackLine(seq))
+        Thread.sleep(forTimeInterval: 0.3)
+        let held = output.deliveredLines == delivered
+        gate.release()
+        return [syncing, held]
+    }
+
     @Test func aWriteAndTheReadAfterItAreAnsweredOnceItsSyncEnded() async throws {
         let seen = try await Self.run { session, output, gate in
             var seen = Seen()
@@ -123,14 +150,7 @@ import TestSupport
     /// chat loaded at start has no content in the lists until a row of it goes out: here b,
     /// below a one-row window, enters it when c leaves for the archive.)
     @Test func aReleasedBatchReadingContentOfTheSyncingGroupWaitsForIt() async throws {
-        let seen = try await Self.run(prepare: { path in
-            let engine = try ChatEngine(options: EngineOptions(databasePath: path))
-            defer { engine.stop(); engine.waitUntilStopped() }
-            let client = SessionClient(engine.openInProcessSession())
-            for (chat, date) in [("b", 1000), ("c", 2000)] {
-                _ = try await client.result("chat.create", ["chat": .string(chat), "title": .string(chat), "createdAt": .integer(Int64(date))])
-            }
-        }) { session, output, gate in
+        let seen = try await Self.run(prepare: Self.createChatsBAndC) { session, output, gate in
             var seen = Seen()
             _ = session.send(SessionClient.line(id: 0, "feed.subscribe", ["limit": 1, "maxInFlight": 1]))
             // Batch 1 (c's update) goes out; c's archiving waits for its ack.
@@ -138,14 +158,8 @@ import TestSupport
             seen.met.append(output.waitForLines(3, seconds: 30))
             _ = session.send(SessionClient.line(id: 2, "chat.archive", ["chat": "c"]))
             seen.met.append(output.waitForLines(4, seconds: 30))
-            gate.hold()
-            _ = session.send(Self.post(3, "m2", to: "b"))
-            seen.met.append(gate.waitForASync(seconds: 30))
             // The ack lets batch 2 out: c's deletion and b's insertion, b's content read now.
-            _ = session.send(SessionClient.ackLine(1))
-            Thread.sleep(forTimeInterval: 0.3)
-            seen.met.append(output.deliveredLines == 4)
-            gate.release()
+            seen.met += Self.ackWhileSyncing(Self.post(3, "m2", to: "b"), ack: 1, session, output, gate)
             seen.met.append(output.waitForLines(6, seconds: 30))
             seen.lines = output.deliveredText
             return seen
@@ -164,14 +178,7 @@ import TestSupport
     /// With room for two batches in flight, the batch held for the sync (its row read content the
     /// group changed) still goes out before the batch of that group's catch-up.
     @Test func aBatchHeldForTheSyncKeepsItsPlaceBeforeTheGroupsBatch() async throws {
-        let seen = try await Self.run(prepare: { path in
-            let engine = try ChatEngine(options: EngineOptions(databasePath: path))
-            defer { engine.stop(); engine.waitUntilStopped() }
-            let client = SessionClient(engine.openInProcessSession())
-            for (chat, date) in [("b", 1000), ("c", 2000)] {
-                _ = try await client.result("chat.create", ["chat": .string(chat), "title": .string(chat), "createdAt": .integer(Int64(date))])
-            }
-        }) { session, output, gate in
+        let seen = try await Self.run(prepare: Self.createChatsBAndC) { session, output, gate in
             var seen = Seen()
             _ = session.send(SessionClient.line(id: 0, "feed.subscribe", ["limit": 1, "maxInFlight": 2]))
             // Batches 1 and 2 (c's updates) fill the window of two; c's archiving waits.
@@ -181,15 +188,9 @@ import TestSupport
             seen.met.append(output.waitForLines(5, seconds: 30))
             _ = session.send(SessionClient.line(id: 3, "chat.archive", ["chat": "c"]))
             seen.met.append(output.waitForLines(6, seconds: 30))
-            gate.hold()
-            _ = session.send(Self.post(4, "m3", to: "b"))
-            seen.met.append(gate.waitForASync(seconds: 30))
             // The ack of 2 lets batch 3 out (c leaves, b enters with m3): held for the sync. After
             // it, b's update (m3 posted) fits the window too: batch 4, after batch 3.
-            _ = session.send(SessionClient.ackLine(2))
-            Thread.sleep(forTimeInterval: 0.3)
-            seen.met.append(output.deliveredLines == 6)
-            gate.release()
+            seen.met += Self.ackWhileSyncing(Self.post(4, "m3", to: "b"), ack: 2, session, output, gate)
             seen.met.append(output.waitForLines(8, seconds: 30))
             Thread.sleep(forTimeInterval: 0.2)
             seen.lines = output.deliveredText
