@@ -339,7 +339,7 @@ extension ChatDatabase {
         let moved = db.changedRowCount != 0
         let lastMessageDate = moved ? message.sentAt : try existingShared(id: message.chat).lastMessageDate
         // The sender, when a member, has read the chat up to their own message.
-        if let senderUnread = try statements.fetchMemberState.fetchValue(Int64.self, message.chat, message.sender) {
+        if let senderUnread = try statements.fetchMemberUnread.fetchValue(Int64.self, message.chat, message.sender) {
             if senderUnread != 0 || moved {
                 try statements.readSenderThrough.execute(message.chat, message.sender, sequence, lastMessageDate)
             } else {

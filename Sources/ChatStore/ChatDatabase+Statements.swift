@@ -31,7 +31,7 @@ extension ChatDatabase {
         let updateMemberKey: Statement
         let setReadThrough: Statement
         /// A member's unread (chat, user), from the membership row alone.
-        let fetchMemberState: Statement
+        let fetchMemberUnread: Statement
         /// A post's sender has read the chat through the post (?3): unread 0, a new revision
         /// and the order date ?4.
         let readSenderThrough: Statement
@@ -100,7 +100,7 @@ extension ChatDatabase {
                 WHERE chat_id = ?1 AND user_id = ?2
                 """)
             setReadThrough = try db.makeStatement("UPDATE membership SET read_through = ?3 WHERE chat_id = ?1 AND user_id = ?2")
-            fetchMemberState = try db.makeStatement("SELECT unread FROM membership WHERE chat_id = ?1 AND user_id = ?2")
+            fetchMemberUnread = try db.makeStatement("SELECT unread FROM membership WHERE chat_id = ?1 AND user_id = ?2")
             readSenderThrough = try db.makeStatement("""
                 UPDATE membership SET unread = 0, read_through = ?3, revision = ?3, last_message_date = ?4
                 WHERE chat_id = ?1 AND user_id = ?2

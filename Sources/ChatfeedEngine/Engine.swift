@@ -248,6 +248,15 @@ final class Engine: @unchecked Sendable {
         closeStore()
     }
 
+    /// True when nothing more is written to the file: it failed its quick check, or the disk
+    /// failed a sync (`syncFailed`).
+    private var writesNothingMore: Bool {
+        switch lostDatabase {
+        case .damaged, .syncFailed: true
+        default: false
+        }
+    }
+
     /// True once the last round began: held sessions are no longer held.
     private var isStopping = false
 
@@ -264,11 +273,7 @@ final class Engine: @unchecked Sendable {
         checkpointer?.stop()
         syncer?.stop()
         noteIfDatabaseLost { try store.checkFileIdentity() }
-        // (A file that failed its quick check, or whose disk failed a sync, gets nothing written.)
-        switch lostDatabase {
-        case .damaged, .syncFailed: return
-        default: break
-        }
+        if writesNothingMore { return }
         guard !options.store.readOnly else { return }
         do {
             try store.unregisterReader()
@@ -871,10 +876,6 @@ final class Engine: @unchecked Sendable {
         lastGroupCommitEnd = .now
     }
 
-    private func isSyncFailure(_ error: ChatStoreError?) -> Bool {
-        if case .syncFailed = error { true } else { false }
-    }
-
     /// The batches acks released during the sync that has ended, before its catch-up's.
     private func enqueueReleasedAfterSync() {
         guard !releasedAfterSync.isEmpty else { return }
@@ -1017,8 +1018,7 @@ final class Engine: @unchecked Sendable {
 
     /// Tells the store how far this daemon has read the change log (written now and then).
     private func noteReaderPosition() {
-        // (After a failed sync nothing is written: `syncFailed`.)
-        guard !options.store.readOnly, !isSyncFailure(lostDatabase) else { return }
+        guard !options.store.readOnly, !writesNothingMore else { return }
         do {
             try store.readerReached(lastSequence)
         } catch {
