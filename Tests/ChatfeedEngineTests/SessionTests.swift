@@ -248,25 +248,30 @@ import WireProtocol
     /// engine at every reconnect: 20 engines used to leave 20 `anon_inode:inotify` open).
     @Test func stoppedEnginesLeaveNoInotifyDescriptor() throws {
         let directory = try TemporaryDirectory()
-        func inotifyDescriptors() throws -> Int {
+        // Other tests of this process open engines at the same time: only the inotify descriptors
+        // that watch this test's directory are this test's (`/proc/self/fdinfo` lists each
+        // descriptor's watches by the inode watched, in hexadecimal).
+        var status = stat()
+        try #require(stat(directory.url.path, &status) == 0)
+        let watched = "ino:" + String(status.st_ino, radix: 16) + " "
+        func descriptorsWatchingDirectory() throws -> Int {
             try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count {
                 (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) == "anon_inode:inotify"
+                    && ((try? String(contentsOfFile: "/proc/self/fdinfo/" + $0, encoding: .utf8)) ?? "").contains(watched)
             }
         }
-        let before = try inotifyDescriptors()
-        for _ in 0..<60 {
+        let engine = try InProcessEngine(options: EngineOptions(databasePath: directory.path("sessions.sqlite")))
+        // The engine's thread starts its watcher: the count sees it.
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while try descriptorsWatchingDirectory() == 0, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(try descriptorsWatchingDirectory() == 1)
+        engine.close()
+        engine.engine.waitUntilStopped()
+        for _ in 0..<20 {
             let engine = try InProcessEngine(options: EngineOptions(databasePath: directory.path("sessions.sqlite")))
             engine.close()
             engine.engine.waitUntilStopped()
         }
-        // Other tests of this process open engines at the same time (the gateway's, the
-        // multi-user and the sync suites hold a dozen or more; 24 in a CI run of 2026-12-06):
-        // take the fewest seen over a second, and allow forty of theirs (a leak leaves 60).
-        var after = Int.max
-        for _ in 0..<20 {
-            after = min(after, try inotifyDescriptors())
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        #expect(after <= before + 40, "\(after - before) more inotify descriptors after 60 engines stopped")
+        #expect(try descriptorsWatchingDirectory() == 0)
     }
 }
