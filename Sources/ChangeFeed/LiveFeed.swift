@@ -200,6 +200,10 @@ public final class LiveFeed {
     /// The open subscriptions.
     public var subscriptionCount: Int { subscriptions.count }
 
+    /// The subscriptions with changes they have not been sent because they wait for an ack: an
+    /// ack may release a batch only when this is above 0. O(1).
+    public private(set) var waitingSubscriptionCount = 0
+
     /// Up to this many subscriptions a feed finds one by a scan and keeps no `positionByID`:
     /// most feeds have one or two, and an idle gateway user's table cost more than the scan.
     static let scannedSubscriptions = 8
@@ -220,6 +224,7 @@ public final class LiveFeed {
         guard let position = position(of: id) else {
             throw .notFound(kind: "subscription", id: id)
         }
+        if subscriptions[position].isWaiting { waitingSubscriptionCount -= 1 }
         subscriptions.remove(at: position)
         if subscriptions.count > Self.scannedSubscriptions {
             positionByID[id] = nil
@@ -385,9 +390,23 @@ public final class LiveFeed {
     /// the counts changed, the batch is empty.
     ///
     /// `singleChange` is the current `apply`'s one change, for the subscriptions that await it
-    /// (`Subscription.awaitsSingleChange`), and `.none` outside an `apply`.
+    /// (`Subscription.awaitsSingleChange`), and `.none` outside an `apply`. Every change of a
+    /// subscription's state ends with a drain, which counts it in `waitingSubscriptionCount`
+    /// when what it has not been sent waits for an ack.
     private func drain(
         _ subscription: inout Subscription, into notifications: inout [FeedNotification], singleChange: SingleChange = .none
+    ) {
+        send(&subscription, into: &notifications, singleChange: singleChange)
+        let waiting = !subscription.canSend && subscription.hasUnsent
+        if waiting != subscription.isWaiting {
+            subscription.isWaiting = waiting
+            waitingSubscriptionCount += waiting ? 1 : -1
+        }
+    }
+
+    /// `drain`'s sending.
+    private func send(
+        _ subscription: inout Subscription, into notifications: inout [FeedNotification], singleChange: SingleChange
     ) {
         while subscription.canSend {
             if let deferred = subscription.deferred.take() {
@@ -579,6 +598,15 @@ private struct Subscription {
     }
 
     var canSend: Bool { maxInFlight == 0 || lastSentSeq - lastAckedSeq < maxInFlight }
+
+    /// Something changed that the subscriber has not been sent: a batch goes out once it may send.
+    var hasUnsent: Bool {
+        deferred != nil || resetPending || shown != nil || !known.isEmpty || countsMayHaveChanged
+    }
+
+    /// It may not send and `hasUnsent` (counted in `LiveFeed.waitingSubscriptionCount`), as of
+    /// the end of its last `drain`.
+    var isWaiting = false
 
     /// Empties `known` after a batch, keeping a small table's storage so that the next event
     /// allocates none; a table grown large while waiting is freed.

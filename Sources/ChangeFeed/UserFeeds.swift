@@ -34,6 +34,19 @@ public final class UserFeeds {
     /// The open subscriptions, of every user.
     public var subscriptionCount: Int { userOfSubscription.count }
 
+    /// Every user's `LiveFeed.waitingSubscriptionCount`: an ack may release a batch only when
+    /// this is above 0. O(1).
+    public private(set) var waitingSubscriptionCount = 0
+
+    /// Calls `body` with `feed`, keeping `waitingSubscriptionCount` up to date with it.
+    private func updating<Result, Failure: Error>(
+        _ feed: LiveFeed, _ body: (LiveFeed) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        let before = feed.waitingSubscriptionCount
+        defer { waitingSubscriptionCount += feed.waitingSubscriptionCount - before }
+        return try body(feed)
+    }
+
     /// Makes `user`'s lists live with `chats` (every chat of the user, in list order for the
     /// fastest start; without their content when `content` is given, see `ChatContentSource`),
     /// as of the moment the caller next applies changes after; idle until a subscription
@@ -81,7 +94,7 @@ public final class UserFeeds {
         guard let user = userOfSubscription[id], let feed = feeds[user] else {
             throw .notFound(kind: "subscription", id: id)
         }
-        try feed.unsubscribe(id)
+        try updating(feed) { feed throws(ChatError) in try feed.unsubscribe(id) }
         userOfSubscription[id] = nil
         if feed.subscriptionCount == 0 { idleSince[user] = now }
     }
@@ -91,7 +104,7 @@ public final class UserFeeds {
         guard let user = userOfSubscription[id], let feed = feeds[user] else {
             throw .notFound(kind: "subscription", id: id)
         }
-        return try feed.acknowledge(id, seq: seq)
+        return try updating(feed) { feed throws(ChatError) in try feed.acknowledge(id, seq: seq) }
     }
 
     /// Applies `user`'s changed chats (as that user sees them, in commit order) to their live
@@ -100,13 +113,14 @@ public final class UserFeeds {
     /// - Complexity: that of `LiveFeed.apply(_:)` on `user`'s lists alone.
     public func apply(_ changes: [ChatChange], of user: String) -> [FeedNotification] {
         guard !changes.isEmpty, let feed = feeds[user] else { return [] }
-        return feed.apply(changes)
+        return updating(feed) { $0.apply(changes) }
     }
 
     /// Replaces `user`'s live lists after a gap in the change log (see
     /// `LiveFeed.reload(chats:content:)`).
     public func reload(_ user: String, chats: [Chat], content: ChatContentSource? = nil) -> [FeedNotification] {
-        feeds[user]?.reload(chats: chats, content: content) ?? []
+        guard let feed = feeds[user] else { return [] }
+        return updating(feed) { $0.reload(chats: chats, content: content) }
     }
 
     /// Drops the lists of every user idle since before `deadline`, and returns those users.
@@ -120,7 +134,7 @@ public final class UserFeeds {
         }
         for user in dropped {
             idleSince[user] = nil
-            feeds[user] = nil
+            feeds[user] = nil  // no subscription: none waits
         }
         if !dropped.isEmpty { liveUsers.removeAll { feeds[$0] == nil } }
         return dropped.sorted()

@@ -778,12 +778,19 @@ final class Engine: @unchecked Sendable {
         }
         let group = CommittedGroup(writes: writes.prefix(committed), outcomes: outcomes, started: started)
         if let syncer, !events.isEmpty {
-            // Answered once durable: the engine reads meanwhile (acks, and the writes of the
-            // next group).
+            // Answered once durable.
             guard let log = store.writeAheadLog() else {
                 syncFailed(group, detail: "no write-ahead log is open")
                 return committed
             }
+            // While no subscription waits for an ack, nothing the engine could read during the
+            // sync would let anything out (writes join the next group, reads wait for the sync):
+            // it syncs here, sparing two threads' hand-offs.
+            guard feed.waitingSubscriptionCount > 0 else {
+                finish(group, synced: syncer.syncHere(log))
+                return committed
+            }
+            // Beside the engine, which reads meanwhile: an ack may let out a durable batch.
             syncer.start(log)
             unsynced = group
             content.unsyncedContent = UnsyncedContent(changedBy: events)
@@ -811,11 +818,16 @@ final class Engine: @unchecked Sendable {
         guard let outcome = waiting ? syncer.wait() : syncer.poll() else { return false }
         unsynced = nil
         content.unsyncedContent = nil
+        finish(group, synced: outcome)
+        return true
+    }
+
+    /// Answers `group`, or refuses it when its sync failed.
+    private func finish(_ group: CommittedGroup, synced outcome: Result<Void, SQLiteError>) {
         switch outcome {
         case .success: answer(group)
         case .failure(let error): syncFailed(group, detail: error.summary)
         }
-        return true
     }
 
     /// The disk failed to sync a group: its writes may or may not be on it, and the kernel may

@@ -4,7 +4,8 @@ import SQLite
 /// Syncs the engine's group commits on a thread of its own, so that the engine thread reads
 /// acks and requests while the disk makes a group durable (docs/DECISIONS.md, "A group's sync
 /// runs beside the engine"). One sync at a time: the engine starts one after a commit, and
-/// answers the group once it has ended (`poll()` each round, or `wait()`).
+/// answers the group once it has ended (`poll()` each round, or `wait()`); or, when nothing it
+/// could read meanwhile would let anything out, syncs the group itself (`syncHere`).
 final class LogSyncer: @unchecked Sendable {
     private let condition = NSCondition()
     /// The log to sync, set by `start` and taken by the thread.
@@ -64,6 +65,21 @@ final class LogSyncer: @unchecked Sendable {
         return outcome
     }
 
+    /// Syncs `log` on the calling thread, as the syncer's thread does (no sync of the syncer's
+    /// may be running): for the engine, when nothing it could read during the sync would let
+    /// anything out, so that the two threads' hand-offs are spared.
+    func syncHere(_ log: WriteAheadLogFile) -> Result<Void, SQLiteError> {
+        do {
+            try willBegin?()
+            try log.sync()
+            return .success(())
+        } catch let error as SQLiteError {
+            return .failure(error)
+        } catch {
+            return .failure(SQLiteError(extendedResultCode: .ioError, message: "\(error)"))
+        }
+    }
+
     /// Ends the thread once its running sync has ended.
     func stop() {
         condition.lock()
@@ -85,16 +101,7 @@ final class LogSyncer: @unchecked Sendable {
             }
             requested = nil
             condition.unlock()
-            let result: Result<Void, SQLiteError>
-            do {
-                try willBegin?()
-                try log.sync()
-                result = .success(())
-            } catch let error as SQLiteError {
-                result = .failure(error)
-            } catch {
-                result = .failure(SQLiteError(extendedResultCode: .ioError, message: "\(error)"))
-            }
+            let result = syncHere(log)
             condition.lock()
             outcome = result
             condition.broadcast()

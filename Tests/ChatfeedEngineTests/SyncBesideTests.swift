@@ -5,11 +5,12 @@ import JSONCodec
 import Testing
 import TestSupport
 
-/// With `durability` full, a group commit's sync runs on a thread of its own: its writes are
-/// answered, and the feed caught up on them, only once it has ended; meanwhile the engine reads
-/// acks, and what an ack lets out of committed, durable writes goes at once — unless it shows
-/// content the group being synced changed. A failed sync answers its writes with the error and
-/// refuses every later write.
+/// With `durability` full, a group commit's writes are answered, and the feed caught up on them,
+/// only once its sync has ended. While a subscription waits for an ack, the sync runs on a thread
+/// of its own and the engine reads meanwhile: what an ack lets out of committed, durable writes
+/// goes at once — unless it shows content the group being synced changed. Otherwise the engine
+/// syncs the group itself. A failed sync answers its writes with the error and refuses every
+/// later write.
 ///
 /// The syncs are held at `EngineOptions.logSyncWillBegin`. Each scenario runs on a thread of its
 /// own against an output that delivers its lines when the engine flushes it (as
@@ -27,6 +28,8 @@ import TestSupport
         var met: [Bool] = []
         var lines: [String] = []
         var lostDatabase: ChatStoreError?
+        /// The thread of each group's sync, in order.
+        var syncThreads: [ObjectIdentifier] = []
 
         func json() throws -> [JSONValue] { try lines.map { try JSONValue(parsing: Array($0.utf8)) } }
     }
@@ -50,6 +53,7 @@ import TestSupport
         engine.stop()
         engine.waitUntilStopped()
         seen.lostDatabase = engine.lostDatabase
+        seen.syncThreads = gate.threads
         return seen
     }
 
@@ -205,29 +209,61 @@ import TestSupport
         #expect(lines[7]["params"]?["seq"] == .integer(3), "\(lines[7])")
     }
 
-    /// A write that came while the sync that fails ran is refused too: its own sync would
-    /// succeed (Linux reports a failed writeback once), over frames that may not be on the disk.
+    /// A write that came while the sync that fails ran beside the engine (a batch waits for an
+    /// ack) is refused too: its own sync would succeed (Linux reports a failed writeback once),
+    /// over frames that may not be on the disk.
     @Test func aWriteTakenDuringAFailingSyncIsRefused() async throws {
         let seen = try await Self.run { session, output, gate in
             var seen = Seen()
-            _ = session.send(SessionClient.line(id: 1, "chat.create", ["chat": "a", "title": "A", "createdAt": 1000]))
-            seen.met.append(output.waitForLines(1, seconds: 30))
+            Self.setUp(session, output, &seen)
             gate.hold()
             gate.failNext()
-            _ = session.send(Self.post(2, "m1", to: "a"))
+            _ = session.send(Self.post(4, "m2", to: "b"))
             seen.met.append(gate.waitForASync(seconds: 30))
-            _ = session.send(Self.post(3, "m2", to: "a"))
+            _ = session.send(Self.post(5, "m3", to: "a"))
             Thread.sleep(forTimeInterval: 0.3)  // taken by the engine while the sync runs
             gate.release()
-            seen.met.append(output.waitForLines(3, seconds: 30))
+            seen.met.append(output.waitForLines(8, seconds: 30))
             seen.lines = output.deliveredText
             return seen
         }
-        #expect(seen.met == [true, true, true], "\(seen.lines)")
+        #expect(seen.met == [true, true, true, true], "\(seen.lines)")
+        // setUp's groups synced on the engine's thread, the failing one beside it.
+        #expect(seen.syncThreads.count >= 3 && Set(seen.syncThreads.dropLast()).count == 1 && seen.syncThreads.last != seen.syncThreads.first, "\(seen.syncThreads)")
         let lines = try seen.json()
-        guard lines.count == 3 else { return }
-        #expect(lines[1]["error"]?["code"] == .integer(-32006), "\(lines[1])")
-        #expect(lines[2]["error"]?["code"] == .integer(-32006), "\(lines[2])")
+        guard lines.count == 8 else { return }
+        #expect(lines[6]["error"]?["code"] == .integer(-32006), "\(lines[6])")
+        #expect(lines[7]["error"]?["code"] == .integer(-32006), "\(lines[7])")
+    }
+
+    /// A group syncs beside the engine only while a subscription waits for an ack (an ack read
+    /// during the sync may then let a batch out); otherwise on the engine's own thread, sparing
+    /// two threads' hand-offs. Either way it is answered once durable.
+    @Test func aGroupSyncsBesideTheEngineOnlyWhileASubscriptionWaits() async throws {
+        let seen = try await Self.run { session, output, gate in
+            var seen = Seen()
+            // No subscription: the engine syncs the chat's creation itself.
+            _ = session.send(SessionClient.line(id: 1, "chat.create", ["chat": "a", "title": "A", "createdAt": 1000]))
+            seen.met.append(output.waitForLines(1, seconds: 30))
+            // A subscription that acks all it gets waits for nothing: still the engine's.
+            _ = session.send(SessionClient.line(id: 2, "feed.subscribe", ["maxInFlight": 1]))
+            seen.met.append(output.waitForLines(2, seconds: 30))
+            _ = session.send(SessionClient.line(id: 3, "chat.create", ["chat": "b", "title": "B", "createdAt": 2000]))
+            seen.met.append(output.waitForLines(4, seconds: 30))  // its answer and batch 1
+            _ = session.send(SessionClient.ackLine(1))
+            // Its post moves a above b: batch 2 goes, a's deferred update waits for its ack, and
+            // the next group syncs beside the engine.
+            _ = session.send(Self.post(4, "m1", to: "a"))
+            seen.met.append(output.waitForLines(6, seconds: 30))
+            _ = session.send(Self.post(5, "m2", to: "b"))
+            seen.met.append(output.waitForLines(7, seconds: 30))
+            seen.lines = output.deliveredText
+            return seen
+        }
+        #expect(seen.met == [true, true, true, true, true], "\(seen.lines)")
+        // Three groups on one thread (the engine's), the last on another (the syncer's).
+        let threads = seen.syncThreads
+        #expect(threads.count == 4 && Set(threads.prefix(3)).count == 1 && threads[3] != threads[0], "\(threads)")
     }
 
     @Test func aFailedSyncAnswersItsWritesWithTheErrorAndRefusesLaterOnes() async throws {
@@ -266,15 +302,19 @@ final class SyncGate: @unchecked Sendable {
     private var held = false
     private var waiting = 0
     private var failing = false
+    /// The thread of each sync that passed, in order.
+    var threads: [ObjectIdentifier] { condition.withLock { passedThreads } }
+    private var passedThreads: [ObjectIdentifier] = []
 
     struct InjectedFailure: Error, CustomStringConvertible {
         var description: String { "an injected sync failure" }
     }
 
-    /// Called by the sync thread before each sync.
+    /// Called before each sync, on the thread that syncs.
     func pass() throws {
         condition.lock()
         defer { condition.unlock() }
+        passedThreads.append(ObjectIdentifier(Thread.current))
         waiting += 1
         condition.broadcast()
         while held { condition.wait() }
