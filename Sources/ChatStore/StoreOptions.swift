@@ -38,9 +38,10 @@ public struct StoreOptions: Sendable, Hashable {
     public var maxDatabaseBytes: Int64?
     /// With `durability` `.full`, a commit returns before its `fsync` (`synchronous = NORMAL`),
     /// and the caller makes it durable with `ChatDatabase.writeAheadLog()`'s `sync()` before it
-    /// reports it: the engine syncs on a thread of its own and reads meanwhile (docs/DECISIONS.md,
-    /// "A group's sync runs beside the engine"). Other writes of the connection (a change-log
-    /// reader's position) are synced with the next one.
+    /// reports it: the engine does so on a thread of its own, reading meanwhile, while a
+    /// subscriber waits for an ack (docs/DECISIONS.md, "A group's sync runs beside the engine").
+    /// Other writes of the connection (a change-log reader's position) are synced with the next
+    /// one.
     public var callerSyncsCommits: Bool
 
     public init(

@@ -37,8 +37,9 @@ final class Engine: @unchecked Sendable {
     private let loadedSequence: Int64
     /// Keeps the watcher from waking the engine for its own commits.
     private let ownCommits: OwnCommitFilter
-    /// Syncs each group commit beside the engine thread (nil when the store syncs its commits
-    /// itself: `durability` normal, or read-only).
+    /// Syncs each group commit: beside the engine thread while a subscription waits for an ack,
+    /// else on it (`commitGroup`). Nil when the store syncs its commits itself (`durability`
+    /// normal), or writes none (read-only).
     private var syncer: LogSyncer?
     /// The last group commit while its sync runs: committed, neither answered nor caught up yet
     /// (`finishUnsyncedGroup`). At most one: the next commit waits for it.
@@ -95,7 +96,7 @@ final class Engine: @unchecked Sendable {
         ownCommits = OwnCommitFilter(databasePath: options.databasePath)
         var storeOptions = options.store
         storeOptions.autoCheckpointPages = storeOptions.autoCheckpointPages ?? 14_336
-        // Every group commit is synced on the syncer's thread before it is answered
+        // Every group commit is synced by the engine (through `syncer`) before it is answered
         // (docs/DECISIONS.md, "A group's sync runs beside the engine").
         let syncsBeside = storeOptions.durability == .full && !storeOptions.readOnly
         storeOptions.callerSyncsCommits = syncsBeside
@@ -757,11 +758,7 @@ final class Engine: @unchecked Sendable {
             logger.error("group commit failed: nothing of it was written", metadata: [
                 "writes": "\(writes.count)", "error": "\(error)",
             ])
-            let failure = Self.rpcError(error)
-            for write in writes {
-                let error = if case .failure(let invalid) = write.event { invalid } else { failure }
-                respond(id: write.id, error: error, isNotification: write.id == nil, method: write.method, to: write.session)
-            }
+            refuse(writes, with: Self.rpcError(error))
             return nil
         }
         groupCommits += 1
@@ -808,9 +805,9 @@ final class Engine: @unchecked Sendable {
         commitPendingWrites(leavingLastSync: true)
     }
 
-    /// Answers the group whose sync ended (or every group of a store that syncs its commits
-    /// itself), and catches the feed up. `waiting`: until the running sync ends; otherwise
-    /// returns false while it runs. True when no group waits for its sync.
+    /// Answers the group whose sync beside the engine ended, and catches the feed up. `waiting`:
+    /// until the running sync ends; otherwise returns false while it runs. True when no group
+    /// waits for its sync.
     @discardableResult
     private func finishUnsyncedGroup(waiting: Bool) -> Bool {
         guard let group = unsynced, let syncer else { return true }
@@ -844,15 +841,16 @@ final class Engine: @unchecked Sendable {
         logger.critical("the disk failed to sync a group commit: its writes may be lost, writes are refused from now on, and the exit status will be 1", metadata: [
             "database": "\(options.databasePath)", "writes": "\(group.writes.count)", "error": "\(detail)",
         ])
-        let failure = Self.rpcError(error)
-        for write in group.writes {
+        refuse(group.writes, with: Self.rpcError(error))
+        showGroupEnded()
+    }
+
+    /// Answers each write with `failure`, or with its own error when it was invalid.
+    private func refuse(_ writes: ArraySlice<PendingWrite>, with failure: RPCError) {
+        for write in writes {
             let error = if case .failure(let invalid) = write.event { invalid } else { failure }
             respond(id: write.id, error: error, isNotification: write.id == nil, method: write.method, to: write.session)
         }
-        enqueueReleasedAfterSync()
-        catchUp()
-        flushUnflushed()
-        lastGroupCommitEnd = .now
     }
 
     /// Answers each write of a durable group in order, catches the feed up and sends it all.
@@ -881,18 +879,19 @@ final class Engine: @unchecked Sendable {
                 }
             }
         }
-        enqueueReleasedAfterSync()
-        catchUp()
-        // Answer as soon as the group is durable, not at the end of the round.
-        flushUnflushed()
-        lastGroupCommitEnd = .now
+        showGroupEnded()
     }
 
-    /// The batches acks released during the sync that has ended, before its catch-up's.
-    private func enqueueReleasedAfterSync() {
-        guard !releasedAfterSync.isEmpty else { return }
-        enqueue(releasedAfterSync)
-        releasedAfterSync.removeAll()
+    /// After a group's answers: the batches acks released during its sync, then its catch-up's,
+    /// all sent now (as soon as the group is durable, not at the end of the round).
+    private func showGroupEnded() {
+        if !releasedAfterSync.isEmpty {
+            enqueue(releasedAfterSync)
+            releasedAfterSync.removeAll()
+        }
+        catchUp()
+        flushUnflushed()
+        lastGroupCommitEnd = .now
     }
 
     /// Logs (once) and records a deleted or replaced database file that `check` throws.
