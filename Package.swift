@@ -44,9 +44,11 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // Threads the operating system knows by name (top -H, perf, gdb), on Linux too.
+        .target(name: "NamedThreads"),
         // The SQLite layer: connection, statements, value conversion, named result codes.
-        .target(name: "SQLite", dependencies: ["CSQLite"]),
-        .target(name: "ChatStore", dependencies: ["ChatModel", "SQLite"]),
+        .target(name: "SQLite", dependencies: ["CSQLite", "NamedThreads"]),
+        .target(name: "ChatStore", dependencies: ["ChatModel", "SQLite", "NamedThreads"]),
         .target(name: "ChangeFeed", dependencies: ["ChatModel", "ListDiff"]),
         // Dependency-free: the JSON value, the parser and the byte writer.
         .target(name: "JSONCodec"),
@@ -56,7 +58,7 @@ let package = Package(
         .target(
             name: "ChatfeedEngine",
             dependencies: [
-                "ChatModel", "ChatStore", "SQLite", "ChangeFeed", "JSONCodec", "WireProtocol", "ListDiff",
+                "ChatModel", "ChatStore", "SQLite", "ChangeFeed", "JSONCodec", "WireProtocol", "ListDiff", "NamedThreads",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -84,7 +86,7 @@ let package = Package(
         ]),
         // The client half for apps: typed calls, the feed as validated updates, transports.
         .target(name: "ChatfeedClient", dependencies: [
-            "ChatModel", "ListDiff", "JSONCodec", "WireProtocol", "ChatfeedEngine",
+            "ChatModel", "ListDiff", "JSONCodec", "WireProtocol", "ChatfeedEngine", "NamedThreads",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket", condition: .when(platforms: [.linux])),
         ]),
@@ -92,7 +94,7 @@ let package = Package(
         .target(name: "ChatfeedUIKit", dependencies: ["ChatfeedClient", "ChatModel", "ListDiff"]),
         // The daemon's shell: stdin/stdout as one engine session, signals, the service.
         .executableTarget(name: "chatfeedd", dependencies: [
-            "ChatfeedEngine", "ChatfeedConfig", "ChatfeedGateway", "ChatModel", "ChatStore", "SQLite", "WireProtocol",
+            "ChatfeedEngine", "ChatfeedConfig", "ChatfeedGateway", "ChatModel", "ChatStore", "SQLite", "WireProtocol", "NamedThreads",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -108,6 +110,7 @@ let package = Package(
         .testTarget(name: "ListDiffTests", dependencies: ["ListDiff", "TestSupport"]),
         .testTarget(name: "ChatModelTests", dependencies: ["ChatModel", "TestSupport"]),
         .testTarget(name: "JSONCodecTests", dependencies: ["JSONCodec", "TestSupport"]),
+        .testTarget(name: "NamedThreadsTests", dependencies: ["NamedThreads"]),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "SQLite", "ChatModel", "TestSupport"]),
         .testTarget(name: "ChangeFeedTests", dependencies: ["ChangeFeed", "ChatModel", "ListDiff", "TestSupport"]),
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "JSONCodec", "ChatModel", "ListDiff", "TestSupport"]),

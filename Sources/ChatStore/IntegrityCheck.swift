@@ -1,4 +1,5 @@
 import Foundation
+import NamedThreads
 
 /// `PRAGMA quick_check` of a store's file on a connection and a thread of its own, so that a
 /// daemon answers reads while the check reads the file (at 1,000,000 chats the check alone takes
@@ -18,7 +19,7 @@ public final class IntegrityCheck: @unchecked Sendable {
         // The check reads each page about once: a large cache would only raise the peak memory.
         readOnlyOptions.cacheSizeKiB = nil
         let readOnly = readOnlyOptions
-        let thread = Thread { [self] in
+        Thread.start(named: "chatfeed.check") { [self] in
             let result = Result { try ChatDatabase(path: path, options: readOnly).checkIntegrity() }
             done.lock()
             outcome = result
@@ -26,8 +27,6 @@ public final class IntegrityCheck: @unchecked Sendable {
             done.unlock()
             whenDone()
         }
-        thread.name = "chatstore.quick-check"
-        thread.start()
     }
 
     /// True once the check has finished (`wait(orCheck:)` then returns at once).

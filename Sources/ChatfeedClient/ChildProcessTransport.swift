@@ -1,8 +1,9 @@
 import ChatModel
 import Foundation
 import JSONCodec
-import WireProtocol
+import NamedThreads
 import Synchronization
+import WireProtocol
 
 /// `chatfeedd` as a child process (macOS, Linux): requests to its stdin, lines from its stdout.
 /// Its stderr (the daemon's log) is kept, the last few KiB of it, for the error that reports its
@@ -120,7 +121,7 @@ public final class ChildProcessConnection: ChatfeedConnection, @unchecked Sendab
         self.lines = lines
         let output = stdoutPipe.fileHandleForReading.fileDescriptor
         let errors = stderrPipe.fileHandleForReading.fileDescriptor
-        let errorReader = Thread { [self] in
+        Thread.start(named: "chatfeed.cl.err") { [self] in
             readChunks(errors) { chunk in
                 state.withLock {
                     $0.stderrTail.append(contentsOf: chunk)
@@ -130,9 +131,7 @@ public final class ChildProcessConnection: ChatfeedConnection, @unchecked Sendab
                 }
             }
         }
-        errorReader.name = "chatfeed.client.stderr"
-        errorReader.start()
-        let reader = Thread { [self] in
+        Thread.start(named: "chatfeed.cl.out") { [self] in
             var pending: [UInt8] = []
             var answeredProbe = false
             readChunks(output) { chunk in
@@ -164,8 +163,6 @@ public final class ChildProcessConnection: ChatfeedConnection, @unchecked Sendab
             if !answeredProbe { settleReadiness(Self.startFailure(status: status, stderr: state.withLock { $0.stderrTail })) }
             continuation.finish()
         }
-        reader.name = "chatfeed.client.stdout"
-        reader.start()
         try? send(Self.readinessProbe)  // a child that died already: the reader reports why
     }
 

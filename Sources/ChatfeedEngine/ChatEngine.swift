@@ -2,6 +2,7 @@ import ChatModel
 import ChatStore
 import Foundation
 import Logging
+import NamedThreads
 import Synchronization
 
 /// The engine: the one serialization point that owns the store and the feed, serving any number
@@ -32,14 +33,11 @@ public final class ChatEngine: Sendable {
         let engine = try Engine(options: options, logger: logger, queue: queue, shutdown: shutdown)
         self.engine = engine
         let (stopped, stoppedFlag) = (self.stopped, self.stoppedFlag)
-        let thread = Thread {
+        Thread.start(named: "chatfeed.engine", stackSize: 8 << 20) {
             engine.run()
             stoppedFlag.set()
             stopped.signal()
         }
-        thread.name = "chatfeed.engine"
-        thread.stackSize = 8 << 20
-        thread.start()
     }
 
     /// Opens a session whose lines the engine writes to `output` (stdout, a socket): the engine

@@ -4,6 +4,7 @@ import Synchronization
 
 #if canImport(Glibc)
 import Glibc
+import NamedThreads
 #endif
 
 /// Wakes the engine when another process may have committed: a commit in WAL mode writes the
@@ -73,7 +74,7 @@ final class DatabaseWatcher: Sendable {
                 }
             }
         }
-        let thread = Thread {
+        Thread.start(named: "chatfeed.watch") {
             defer {
                 // No handler may use the descriptor once it is closed (its number may be reused).
                 ownWrites.onOwnWrites(nil)
@@ -127,8 +128,6 @@ final class DatabaseWatcher: Sendable {
                 usleep(Self.coalescingPauseMicroseconds)
             }
         }
-        thread.name = "chatfeed.watcher"
-        thread.start()
         return watcher
         #else
         return nil

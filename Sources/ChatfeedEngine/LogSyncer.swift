@@ -1,4 +1,5 @@
 import Foundation
+import NamedThreads
 import SQLite
 
 /// Syncs the engine's group commits on a thread of its own, so that the engine thread reads
@@ -23,9 +24,7 @@ final class LogSyncer: @unchecked Sendable {
     init(whenDone: @escaping @Sendable () -> Void, willBegin: (@Sendable () throws -> Void)?) {
         self.whenDone = whenDone
         self.willBegin = willBegin
-        let thread = Thread { [self] in run() }
-        thread.name = "chatfeed.logsync"
-        thread.start()
+        Thread.start(named: "chatfeed.fsync") { [self] in run() }
     }
 
     /// Starts syncing `log` (no sync may be running: `poll()` or `wait()` took the last one's).

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import NamedThreads
 
 /// Copies the write-ahead log back into the database file on a thread of its own, with a
 /// connection of its own, so that the writer's thread never waits for a checkpoint's `fsync`.
@@ -41,9 +42,7 @@ public final class BackgroundCheckpointer: @unchecked Sendable {
         self.ownWrites = ownWrites
         // The connection moves to the thread and is used there only.
         let owned = OwnedConnection(db: db)
-        let thread = Thread { [self] in run(owned.db) }
-        thread.name = "chatstore.checkpointer"
-        thread.start()
+        Thread.start(named: "chatfeed.ckpt") { [self] in run(owned.db) }
     }
 
     /// Notes that the writer committed; cheap, from any thread.

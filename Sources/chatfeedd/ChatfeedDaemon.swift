@@ -2,6 +2,7 @@ import ChatStore
 import ChatfeedEngine
 import Foundation
 import Logging
+import NamedThreads
 import ServiceLifecycle
 import Synchronization
 
@@ -40,7 +41,7 @@ final class ChatfeedDaemon: Service, Sendable {
         try await withTaskCancellationHandler {
             try await withGracefulShutdownHandler {
                 try await withCheckedThrowingContinuation { (finished: CheckedContinuation<Void, any Error>) in
-                    let thread = Thread { [self] in
+                    Thread.start(named: "chatfeedd.main") { [self] in
                         let engine: ChatEngine
                         do {
                             engine = try ChatEngine(options: options, logger: logger)
@@ -78,8 +79,6 @@ final class ChatfeedDaemon: Service, Sendable {
                         self.handoff?.finish()
                         if let lost = engine.lostDatabase { finished.resume(throwing: lost) } else { finished.resume() }
                     }
-                    thread.name = "chatfeedd.main"
-                    thread.start()
                 }
             } onGracefulShutdown: { [self] in
                 requestStop()

@@ -1,11 +1,12 @@
 import ChatfeedEngine
 import Foundation
+import NamedThreads
 
 /// Reads a file descriptor on a dedicated thread (Linux has no async `FileHandle.bytes`) and
 /// hands the chunks to the engine's session, then closes the session at end of file.
 enum InputReader {
     static func start(fileDescriptor: Int32, into session: EngineSession) {
-        let thread = Thread {
+        Thread.start(named: "chatfeedd.in") {
             var buffer = [UInt8](repeating: 0, count: 64 << 10)
             while true {
                 let count = buffer.withUnsafeMutableBytes { read(fileDescriptor, $0.baseAddress, $0.count) }
@@ -19,8 +20,6 @@ enum InputReader {
                 }
             }
         }
-        thread.name = "chatfeedd.stdin"
-        thread.start()
     }
 }
 

@@ -1,5 +1,6 @@
 import ChatfeedEngine
 import Foundation
+import NamedThreads
 import Synchronization
 
 /// The daemon's stdout as the engine sees it: the engine hands whole lines to a writer thread and
@@ -31,9 +32,7 @@ final class ThreadedOutput: EngineOutput, @unchecked Sendable {
     init(_ writer: OutputWriter, limitBytes: Int) {
         self.writer = writer
         self.limitBytes = limitBytes
-        let thread = Thread { [self] in writeUntilFinished() }
-        thread.name = "chatfeedd.stdout"
-        thread.start()
+        Thread.start(named: "chatfeedd.out") { [self] in writeUntilFinished() }
     }
 
     func enqueue(_ bytes: [UInt8]) {
