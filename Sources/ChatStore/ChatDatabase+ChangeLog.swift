@@ -26,14 +26,19 @@ extension ChatDatabase {
 
     /// Records that the reader has read every change up to `sequence`. Writes the position to
     /// the database only when the last write is older than a quarter of the reader timeout (and
-    /// then in a small transaction of its own), so calling it after every catch-up is cheap.
-    public func readerReached(_ sequence: Int64) throws {
+    /// then in a small transaction of its own, run inside `around`: the engine marks it as its
+    /// own write for its database watcher), so calling it after every catch-up is cheap.
+    public func readerReached(
+        _ sequence: Int64, around: (() throws -> Void) throws -> Void = { try $0() }
+    ) throws {
         guard var current = reader else { return }
         current.position = max(current.position, sequence)
         reader = current
         guard isReaderRowDue() else { return }
-        try mappingStorageErrors {
-            try db.inTransaction(.immediate) { try writeReaderRow() }
+        try around {
+            try mappingStorageErrors {
+                try db.inTransaction(.immediate) { try writeReaderRow() }
+            }
         }
     }
 

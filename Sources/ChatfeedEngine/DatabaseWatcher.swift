@@ -1,10 +1,10 @@
 import Foundation
+import NamedThreads
 import SQLite
 import Synchronization
 
 #if canImport(Glibc)
 import Glibc
-import NamedThreads
 #endif
 
 /// Wakes the engine when another process may have committed: a commit in WAL mode writes the
@@ -61,6 +61,9 @@ final class DatabaseWatcher: Sendable {
         }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         let stopRead = ends[0]
+        // What the files hold now, the engine looks at in its first round (`PRAGMA
+        // data_version`): only a change of the header from here on is another process's commit.
+        ownWrites.commitsSeen(upTo: ownWrites.currentHeader())
         let watcher = DatabaseWatcher(stopPipe: (ends[0], ends[1]))
         let finished = watcher.finished
         if watchesFiles {
@@ -83,13 +86,26 @@ final class DatabaseWatcher: Sendable {
             }
             var buffer = [UInt8](repeating: 0, count: 64 << 10)
             let headerSize = MemoryLayout<inotify_event>.size
+            // Milliseconds until the header is looked at again, after a write of another
+            // process's that did not change it (yet): -1, none due.
+            var recheck: Int32 = -1
             while true {
                 var descriptors = [
                     pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
                     pollfd(fd: stopRead, events: Int16(POLLIN), revents: 0),
                 ]
-                let ready = poll(&descriptors, 2, -1)
+                let ready = poll(&descriptors, 2, recheck)
                 if ready < 0 && errno == EINTR { continue }
+                if ready == 0 {
+                    // No event since: a commit whose frames were written has ended, or not yet.
+                    if ownWrites.isForeignChange() {
+                        recheck = -1
+                        if !queue.push(.databaseChanged) { return }
+                    } else {
+                        recheck = recheck < Self.recheckLimitMilliseconds ? recheck * 2 : -1
+                    }
+                    continue
+                }
                 guard ready > 0, descriptors[1].revents == 0 else { return }
                 let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
                 if count < 0 && errno == EINTR { continue }
@@ -120,7 +136,16 @@ final class DatabaseWatcher: Sendable {
                 if replaced, watchesFiles {
                     for file in files { _ = inotify_add_watch(descriptor, file, fileMask) }
                 }
-                if relevant, ownWrites.isForeignChange(), !queue.push(.databaseChanged) { return }
+                if relevant {
+                    if ownWrites.isForeignChange() {
+                        recheck = -1
+                        if !queue.push(.databaseChanged) { return }
+                    } else {
+                        // Another process's commit writes its frames, syncs them, and only then
+                        // publishes its header: the last event may come before the commit shows.
+                        recheck = 1
+                    }
+                }
                 // Every write call of another process to the files is an event: pausing lets the
                 // kernel merge those that follow into one, so the watcher wakes at most
                 // `coalescingPause` apart instead of once per write. A foreign commit after a
@@ -133,6 +158,11 @@ final class DatabaseWatcher: Sendable {
         return nil
         #endif
     }
+
+    /// After another process's write that left the wal-index header as it was, the header is
+    /// looked at again 1, 2, 4 … 256 ms later (a commit's header comes after its frames and their
+    /// `fsync`), then no more: the engine's poll, once a second, is the net beyond.
+    static let recheckLimitMilliseconds: Int32 = 256
 
     /// The pause after each wake (2 ms: at most 500 wakes a second under a stream of writes).
     static let coalescingPauseMicroseconds: UInt32 = 2_000

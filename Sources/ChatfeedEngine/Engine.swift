@@ -77,6 +77,8 @@ final class Engine: @unchecked Sendable {
     private var lastGroupCommitEnd: ContinuousClock.Instant?
     /// Wake-ups by the database watcher (logged at exit): other processes' commits only.
     private var watcherWakes = 0
+    /// A wake of the watcher came since the last look for other writers.
+    private var wokenByWatcher = false
     /// How often the watcher's thread woke to read the kernel's events (logged at exit): the
     /// engine's own writes are not watched, so other processes' writes and little else.
     private var watcherThreadWakes = 0
@@ -170,9 +172,11 @@ final class Engine: @unchecked Sendable {
         self.checkpointer = checkpointer
         store.reportLogSize { checkpointer.logSizeAfterCommit($0) }
         do {
-            try store.registerReader(
-                "chatfeedd-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: .min ... .max))",
-                at: loadedSequence)
+            try asOwnWrite {
+                try store.registerReader(
+                    "chatfeedd-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: .min ... .max))",
+                    at: loadedSequence)
+            }
         } catch ChatStoreError.storageFull {
             // A full disk still serves reads; the registration is written with a later write.
             logger.warning("the disk is full: reads are served, writes fail until space is freed", metadata: [
@@ -339,6 +343,7 @@ final class Engine: @unchecked Sendable {
                 if session.heldEvents.isEmpty { end(session) } else { session.inputEnded = true }
             case .databaseChanged:
                 watcherWakes += 1  // lookForOtherWriters() checks every round
+                wokenByWatcher = true
             case .call(let body):
                 commitPendingWrites()  // it sees every write before it
                 body(self)
@@ -749,10 +754,9 @@ final class Engine: @unchecked Sendable {
         var outcomes: [Result<EventResult, ChatError>]
         let started = ContinuousClock.now
         do {
-            ownCommits.commitWillBegin()
-            defer { ownCommits.commitDidEnd() }
-            outcomes = events.isEmpty ? [] : try store.apply(
-                events, lockLimit: .milliseconds(options.groupCommitMaxMilliseconds))
+            outcomes = events.isEmpty ? [] : try asOwnWrite {
+                try store.apply(events, lockLimit: .milliseconds(options.groupCommitMaxMilliseconds))
+            }
         } catch {
             noteIfDatabaseLost { throw error }
             logger.error("group commit failed: nothing of it was written", metadata: [
@@ -926,7 +930,14 @@ final class Engine: @unchecked Sendable {
             if store.openedOnFullDisk, store.reopenForWritingIfSpaceFreed() {
                 logger.notice("space was freed: the database is open for writing again", metadata: ["database": "\(options.databasePath)"])
             }
+            // Woken by the watcher: what this look covers wakes it no more (the checkpoints that
+            // follow another process's commit would, until the next own commit).
+            let header = wokenByWatcher ? ownCommits.currentHeader() : nil
             let version = try store.dataVersion()
+            if wokenByWatcher {
+                ownCommits.commitsSeen(upTo: header)
+                wokenByWatcher = false
+            }
             guard version != lastDataVersion else { return }
             otherWriterCommitted()  // Engine+ActingUser.swift: it may have removed users
             if catchUp() { lastDataVersion = version }
@@ -1027,11 +1038,20 @@ final class Engine: @unchecked Sendable {
         }
     }
 
+    /// Runs `write`, one of the engine's own writes to the database (a group's commit, the
+    /// change log's reader row), so that the database watcher does not take it for another
+    /// process's commit (`OwnCommitFilter`): the engine is never woken by its own writes.
+    private func asOwnWrite<T>(_ write: () throws -> T) rethrows -> T {
+        ownCommits.commitWillBegin()
+        defer { ownCommits.commitDidEnd() }
+        return try write()
+    }
+
     /// Tells the store how far this daemon has read the change log (written now and then).
     private func noteReaderPosition() {
         guard !options.store.readOnly, !writesNothingMore else { return }
         do {
-            try store.readerReached(lastSequence)
+            try store.readerReached(lastSequence, around: asOwnWrite)
         } catch {
             logger.warning("cannot record the change-log position", metadata: ["error": "\(error)"])
         }

@@ -11,7 +11,8 @@ import Glibc
 /// The writer brackets each of its commits with `commitWillBegin()` and `commitDidEnd()`; the
 /// latter notes the header of the wal-index (the `-shm` file's first 48 bytes, which every
 /// commit changes: its change counter, last frame and checksums). A change seen while the
-/// writer commits, or while the header is still the one its last commit left, is its own.
+/// writer commits, or while the header is still the one its last commit left (or the one it
+/// last looked for other writers' commits at: `commitsSeen(upTo:)`), is its own.
 /// A foreign commit that slips in just before `commitDidEnd()` is missed here, so the writer
 /// must look for other writers (`PRAGMA data_version`) after each commit.
 ///
@@ -69,6 +70,20 @@ public final class OwnCommitFilter: Sendable {
             // The header was just read: it is the own commit's, unless it could not be read.
             Self.ownWritesEnd(&state) { $0.headerAfterOwnCommit == nil }
         }
+    }
+
+    /// The wal-index header as it is now, nil when it cannot be read: read it before looking for
+    /// other processes' commits (`PRAGMA data_version`), then pass it to `commitsSeen(upTo:)`.
+    public func currentHeader() -> [UInt8]? {
+        state.withLock { Self.header(&$0, path: indexPath) }
+    }
+
+    /// The writer has seen every commit up to `header` (read before it looked for other
+    /// processes' commits): a change that leaves the header as it is, such as this process
+    /// opening or closing the files before its first commit (the start-up's quick check) or its
+    /// checkpoints after another process's commit, is not foreign, as after an own commit.
+    public func commitsSeen(upTo header: [UInt8]?) {
+        state.withLock { $0.headerAfterOwnCommit = header }
     }
 
     /// A checkpoint of this process's is about to write the database file.
