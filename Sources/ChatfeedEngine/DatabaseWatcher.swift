@@ -22,15 +22,19 @@ import Glibc
 /// the engine keeps polling at the configured interval. `stop()` ends the thread and closes the
 /// inotify descriptor (an engine is opened at every reconnect of an in-process client).
 final class DatabaseWatcher: Sendable {
-    /// The pipe whose write end wakes the watcher's `poll` to stop it. Both ends are closed by
-    /// `stop()` after the thread ended, so the write never meets a closed reader (no SIGPIPE).
-    private let stopPipe: (read: Int32, write: Int32)
+    /// The pipe whose write end wakes the watcher's `poll`: `stopByte` to stop it,
+    /// `recheckByte` to look at the wal-index header again. Both ends are closed by `stop()`
+    /// after the thread ended, so a write never meets a closed reader (no SIGPIPE); the write end
+    /// never blocks.
+    private let signalPipe: (read: Int32, write: Int32)
+    private static let stopByte: UInt8 = 1
+    private static let recheckByte: UInt8 = 2
     private let finished = DispatchSemaphore(value: 0)
     /// How often the thread woke to read events (logged at exit).
     let wakes = Atomic<Int>(0)
 
-    private init(stopPipe: (read: Int32, write: Int32)) {
-        self.stopPipe = stopPipe
+    private init(signalPipe: (read: Int32, write: Int32)) {
+        self.signalPipe = signalPipe
     }
 
     /// Starts a thread that pushes `.databaseChanged` into `queue` for writes to the database's
@@ -60,20 +64,27 @@ final class DatabaseWatcher: Sendable {
             return nil
         }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        let stopRead = ends[0]
+        _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
+        let (signalRead, signalWrite) = (ends[0], ends[1])
         // What the files hold now, the engine looks at in its first round (`PRAGMA
         // data_version`): only a change of the header from here on is another process's commit.
         ownWrites.commitsSeen(upTo: ownWrites.currentHeader())
-        let watcher = DatabaseWatcher(stopPipe: (ends[0], ends[1]))
+        let watcher = DatabaseWatcher(signalPipe: (signalRead, signalWrite))
         let finished = watcher.finished
         if watchesFiles {
             ownWrites.onOwnWrites { writes in
                 switch writes {
                 case .began:
                     for file in files { _ = inotify_add_watch(descriptor, file, quietMask) }
-                case .ended(let foreignCommitPossible):
+                case .ended(let foreignCommitPossible, let afterCheckpoint):
                     for file in files { _ = inotify_add_watch(descriptor, file, fileMask) }
-                    if foreignCommitPossible { _ = queue.push(.databaseChanged) }
+                    if foreignCommitPossible {
+                        _ = queue.push(.databaseChanged)
+                    } else if afterCheckpoint {
+                        // Frames written unwatched during the checkpoint may show later.
+                        var byte = Self.recheckByte
+                        _ = write(signalWrite, &byte, 1)
+                    }
                 }
             }
         }
@@ -86,27 +97,42 @@ final class DatabaseWatcher: Sendable {
             }
             var buffer = [UInt8](repeating: 0, count: 64 << 10)
             let headerSize = MemoryLayout<inotify_event>.size
-            // Milliseconds until the header is looked at again, after a write of another
-            // process's that did not change it (yet): -1, none due.
+            // Milliseconds until the header is looked at again, after a write of the files that
+            // another process's commit may publish later: -1, none due.
             var recheck: Int32 = -1
+            // The header of the last wake: one wake a commit, however many looks see it.
+            var wokenFor: [UInt8]?
+            /// Wakes the engine when the header shows a commit it has not seen and was not woken
+            /// for; false once the engine stopped.
+            func wakeForForeignCommit() -> Bool {
+                guard ownWrites.isForeignChange() else { return true }
+                let header = ownWrites.currentHeader()
+                if header != nil && header == wokenFor { return true }
+                wokenFor = header
+                return queue.push(.databaseChanged)
+            }
             while true {
                 var descriptors = [
                     pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
-                    pollfd(fd: stopRead, events: Int16(POLLIN), revents: 0),
+                    pollfd(fd: signalRead, events: Int16(POLLIN), revents: 0),
                 ]
                 let ready = poll(&descriptors, 2, recheck)
                 if ready < 0 && errno == EINTR { continue }
+                guard ready >= 0 else { return }
                 if ready == 0 {
-                    // No event since: a commit whose frames were written has ended, or not yet.
-                    if ownWrites.isForeignChange() {
-                        recheck = -1
-                        if !queue.push(.databaseChanged) { return }
-                    } else {
-                        recheck = recheck < Self.recheckLimitMilliseconds ? recheck * 2 : -1
-                    }
+                    // The whole series, whatever it finds: a push before the engine looked may
+                    // have been for an earlier commit than the one whose frames were written.
+                    if !wakeForForeignCommit() { return }
+                    recheck = recheck < Self.recheckLimitMilliseconds ? recheck * 2 : -1
                     continue
                 }
-                guard ready > 0, descriptors[1].revents == 0 else { return }
+                if descriptors[1].revents != 0 {
+                    var signals = [UInt8](repeating: 0, count: 64)
+                    let count = signals.withUnsafeMutableBytes { read(signalRead, $0.baseAddress, $0.count) }
+                    if count <= 0 || signals.prefix(count).contains(Self.stopByte) { return }
+                    recheck = 1
+                    if descriptors[0].revents == 0 { continue }
+                }
                 let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
                 if count < 0 && errno == EINTR { continue }
                 watcher.wakes.add(1, ordering: .relaxed)
@@ -137,14 +163,10 @@ final class DatabaseWatcher: Sendable {
                     for file in files { _ = inotify_add_watch(descriptor, file, fileMask) }
                 }
                 if relevant {
-                    if ownWrites.isForeignChange() {
-                        recheck = -1
-                        if !queue.push(.databaseChanged) { return }
-                    } else {
-                        // Another process's commit writes its frames, syncs them, and only then
-                        // publishes its header: the last event may come before the commit shows.
-                        recheck = 1
-                    }
+                    if !wakeForForeignCommit() { return }
+                    // Another process's commit writes its frames, syncs them, and only then
+                    // publishes its header: the last event may come before the commit shows.
+                    recheck = 1
                 }
                 // Every write call of another process to the files is an event: pausing lets the
                 // kernel merge those that follow into one, so the watcher wakes at most
@@ -159,9 +181,10 @@ final class DatabaseWatcher: Sendable {
         #endif
     }
 
-    /// After another process's write that left the wal-index header as it was, the header is
-    /// looked at again 1, 2, 4 … 256 ms later (a commit's header comes after its frames and their
-    /// `fsync`), then no more: the engine's poll, once a second, is the net beyond.
+    /// After a write of the files by another process (or an own checkpoint, during which another
+    /// process's frames go unwatched), the header is looked at again 1, 2, 4 … 256 ms later (a
+    /// commit's header comes after its frames and their `fsync`), then no more: the engine's
+    /// poll, once a second, is the net beyond.
     static let recheckLimitMilliseconds: Int32 = 256
 
     /// The pause after each wake (2 ms: at most 500 wakes a second under a stream of writes).
@@ -170,11 +193,11 @@ final class DatabaseWatcher: Sendable {
     /// Ends the watcher's thread and waits until it has closed its descriptors.
     func stop() {
         #if canImport(Glibc)
-        var byte: UInt8 = 1
-        _ = write(stopPipe.write, &byte, 1)
+        var byte = Self.stopByte
+        while write(signalPipe.write, &byte, 1) < 0 && (errno == EINTR || errno == EAGAIN) { usleep(1_000) }
         finished.wait()
-        close(stopPipe.write)
-        close(stopPipe.read)
+        close(signalPipe.write)
+        close(signalPipe.read)
         #endif
     }
 }

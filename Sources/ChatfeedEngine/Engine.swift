@@ -930,8 +930,10 @@ final class Engine: @unchecked Sendable {
             if store.openedOnFullDisk, store.reopenForWritingIfSpaceFreed() {
                 logger.notice("space was freed: the database is open for writing again", metadata: ["database": "\(options.databasePath)"])
             }
-            // Woken by the watcher: what this look covers wakes it no more (the checkpoints that
-            // follow another process's commit would, until the next own commit).
+            // Woken by the watcher: what this look covers wakes the engine no more (the
+            // checkpoints that follow another process's commit would, until the next own
+            // commit). Noted before the catch-up, whose reader row is an own commit after it. (A
+            // catch-up that fails is retried at the next round: the poll, if nothing else wakes.)
             let header = wokenByWatcher ? ownCommits.currentHeader() : nil
             let version = try store.dataVersion()
             if wokenByWatcher {
@@ -940,7 +942,11 @@ final class Engine: @unchecked Sendable {
             }
             guard version != lastDataVersion else { return }
             otherWriterCommitted()  // Engine+ActingUser.swift: it may have removed users
-            if catchUp() { lastDataVersion = version }
+            guard catchUp() else { return }
+            lastDataVersion = version
+            // Another process committed during the catch-up (the reader row's write waited for
+            // its lock, and took the header it left as the engine's own): look again.
+            if try store.dataVersion() != version { queue.wake() }
         } catch {
             logger.error("cannot read the database's data version", metadata: ["error": "\(error)"])
         }

@@ -17,8 +17,10 @@ extension Thread {
     /// Foundation's `Thread.name` alone does not reach the operating system on Linux
     /// (swift-corelibs-foundation never calls `pthread_setname_np`; every thread shows the tail of
     /// the dispatch queue label it was started from), so the new thread names itself before
-    /// `body` runs. A name over ``maximumNameBytes`` bytes is cut there, at a character boundary;
-    /// `Thread.name` keeps it whole.
+    /// `body` runs, cut to ``maximumNameBytes`` bytes at a character boundary. (On Linux,
+    /// `Thread.name` read from another thread gives the reading thread's name: read the OS name,
+    /// `/proc/<pid>/task/<tid>/comm`, instead.) On Apple platforms Foundation names the thread
+    /// from `Thread.name`.
     ///
     /// - Parameters:
     ///   - name: what the thread is for, such as `chatfeed.engine`.

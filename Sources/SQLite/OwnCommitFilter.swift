@@ -29,6 +29,8 @@ public final class OwnCommitFilter: Sendable {
         var descriptor: Int32 = -1
         /// Commits and checkpoints of this process under way.
         var ownWrites = 0
+        /// A checkpoint was among the writes under way.
+        var checkpointed = false
         var onOwnWrites: (@Sendable (OwnWrites) -> Void)?
     }
 
@@ -38,8 +40,10 @@ public final class OwnCommitFilter: Sendable {
         case began
         /// The process's writes have ended; `foreignCommitPossible` when the wal-index header
         /// is not the one the last own commit left (another process committed meanwhile, or
-        /// before with no own commit since).
-        case ended(foreignCommitPossible: Bool)
+        /// before with no own commit since). `afterCheckpoint` when a checkpoint was among them:
+        /// it holds no write lock, so another process may have written a commit's frames
+        /// meanwhile, unwatched, and publish its header only later.
+        case ended(foreignCommitPossible: Bool, afterCheckpoint: Bool)
     }
 
     private let state = Mutex(State())
@@ -88,7 +92,10 @@ public final class OwnCommitFilter: Sendable {
 
     /// A checkpoint of this process's is about to write the database file.
     public func checkpointWillBegin() {
-        state.withLock { Self.ownWritesBegin(&$0) }
+        state.withLock { state in
+            state.checkpointed = true
+            Self.ownWritesBegin(&state)
+        }
     }
 
     /// The checkpoint has ended.
@@ -116,8 +123,11 @@ public final class OwnCommitFilter: Sendable {
     /// `foreignCommitPossible` is asked only when the last own write ends and a handler listens.
     private static func ownWritesEnd(_ state: inout State, foreignCommitPossible: (inout State) -> Bool) {
         state.ownWrites -= 1
-        guard state.ownWrites == 0, let handler = state.onOwnWrites else { return }
-        handler(.ended(foreignCommitPossible: foreignCommitPossible(&state)))
+        guard state.ownWrites == 0 else { return }
+        let checkpointed = state.checkpointed
+        state.checkpointed = false
+        guard let handler = state.onOwnWrites else { return }
+        handler(.ended(foreignCommitPossible: foreignCommitPossible(&state), afterCheckpoint: checkpointed))
     }
 
     /// Whether a change to the database's files just seen may be another process's commit.

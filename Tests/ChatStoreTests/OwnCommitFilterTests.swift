@@ -15,7 +15,8 @@ import Testing
             events.withLock {
                 switch writes {
                 case .began: $0.append("began")
-                case .ended(let foreign): $0.append(foreign ? "ended, foreign possible" : "ended")
+                case .ended(let foreign, let checkpoint):
+                    $0.append((foreign ? "ended, foreign possible" : "ended") + (checkpoint ? ", after a checkpoint" : ""))
                 }
             }
         }
@@ -42,7 +43,7 @@ import Testing
         try test.store.apply(.createChat(id: "c", title: "C", createdAt: 2))
         filter.commitDidEnd()
         filter.checkpointDidEnd()
-        #expect(heard.all == ["began", "ended", "began", "ended"])
+        #expect(heard.all == ["began", "ended", "began", "ended, after a checkpoint"])
 
         // Another connection commits while a checkpoint runs (it holds no write lock): the end
         // of the checkpoint says so, since the watch was not listening.
@@ -50,7 +51,7 @@ import Testing
         try ChatDatabase(path: test.path, options: StoreOptions(durability: .normal))
             .apply(.createChat(id: "other", title: "O", createdAt: 3))
         filter.checkpointDidEnd()
-        #expect(heard.all.last == "ended, foreign possible")
+        #expect(heard.all.last == "ended, foreign possible, after a checkpoint")
         #expect(filter.isForeignChange())
 
         // Removed, the handler hears nothing more.

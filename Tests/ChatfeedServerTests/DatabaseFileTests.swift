@@ -138,11 +138,26 @@ import Glibc
             usleep(100_000)  // past a quarter of the reader timeout: the next catch-up writes the row
         }
         #expect(slowest < 0.5, "a commit reached the subscriber \(Int(slowest * 1000)) ms after it ended")
+        // A burst: commits faster than the daemon reacts. The last one's frames may wake the
+        // watcher while the daemon has not yet looked at the one before; it still shows at once.
+        let burst = 3
+        let beforeBurst = daemon.notificationCount
+        for index in 0..<burst {
+            try other.apply(.createChat(id: "burst\(index)", title: "B", createdAt: Int64(2_000 + index)))
+        }
+        let lastCommitted = Date()
+        // The whole burst is shown once a notification counts every chat.
+        func shown() -> Bool {
+            daemon.notifications(from: beforeBurst).contains { $0["params"]?["total"]?.int64Value == Int64(1 + commits + burst) }
+        }
+        while !shown() && Date().timeIntervalSince(lastCommitted) < 5 { usleep(1_000) }
+        let burstDelay = Date().timeIntervalSince(lastCommitted)
+        #expect(burstDelay < 0.5, "the burst's last commit reached the subscriber \(Int(burstDelay * 1000)) ms after it ended")
         _ = try FeedMirror.settle([mirror], daemon: daemon)
-        #expect(mirror.rows.count == commits + 1)
+        #expect(mirror.rows.count == commits + burst + 1)
         #expect(try daemon.shutDown() == .exited(0))
         let wakes = Self.closingFigure("watcherWakes", in: daemon.stderr)
-        #expect(wakes.map { (commits...commits + 2).contains($0) } == true, "watcherWakes \(wakes.map(String.init) ?? "not logged") for \(commits) commits")
+        #expect(wakes.map { (commits + 1...commits + burst + 2).contains($0) } == true, "watcherWakes \(wakes.map(String.init) ?? "not logged") for \(commits) commits and a burst of \(burst)")
     }
 
     @Test func theDaemonIsNotWokenByItsOwnWritesButIsByAnotherProcesss() throws {
