@@ -72,6 +72,9 @@ import Glibc
         #expect(!daemon.stderr.contains("gone"))
     }
 
+    /// A configuration whose change-log reader row is due every 50 ms (a quarter of the timeout).
+    static let shortReaderTimeout = #"{"changeLogReaderTimeoutMilliseconds": 200}"#
+
     /// A figure of the daemon's closing log line (`watcherWakes`, `watcherThreadWakes`).
     static func closingFigure(_ key: String, in stderr: String) -> Int? {
         guard let range = stderr.range(of: #"\b"# + key + #"=\d+"#, options: .regularExpression) else { return nil }
@@ -90,8 +93,7 @@ import Glibc
             _ = try store.apply((0..<3_000).map { .createChat(id: "c\($0)", title: "C", createdAt: Int64($0)) })
             try store.checkpoint(truncate: true)
         }
-        let config = directory.path("chatfeed.json")
-        try Data(#"{"changeLogReaderTimeoutMilliseconds": 200}"#.utf8).write(to: URL(fileURLWithPath: config))
+        let config = try directory.write("chatfeed.json", Self.shortReaderTimeout)
         for start in 0..<5 {
             try? FileManager.default.removeItem(atPath: directory.path("chatfeed.sqlite-cleanstop"))
             let daemon = try Daemon(directory: directory, extraArguments: ["--config", config])
@@ -121,8 +123,7 @@ import Glibc
     /// wakes for 8 commits.
     @Test func anotherConnectionsCommitsReachTheSubscriberAtOnceAndWakeTheDaemonOnceEach() throws {
         let directory = try TemporaryDirectory()
-        let config = directory.path("chatfeed.json")
-        try Data(#"{"changeLogReaderTimeoutMilliseconds": 200}"#.utf8).write(to: URL(fileURLWithPath: config))
+        let config = try directory.write("chatfeed.json", Self.shortReaderTimeout)
         let daemon = try Daemon(directory: directory, extraArguments: ["--config", config])
         try daemon.call("chat.create", ["chat": "c", "title": "C", "createdAt": 0])
         let mirror = try FeedMirror(daemon: daemon, maxInFlight: 0)
