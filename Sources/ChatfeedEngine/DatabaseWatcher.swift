@@ -105,8 +105,7 @@ final class DatabaseWatcher: Sendable {
             /// Wakes the engine when the header shows a commit it has not seen and was not woken
             /// for; false once the engine stopped.
             func wakeForForeignCommit() -> Bool {
-                guard ownWrites.isForeignChange() else { return true }
-                let header = ownWrites.currentHeader()
+                guard let header = ownWrites.foreignChange() else { return true }
                 if header != nil && header == wokenFor { return true }
                 wokenFor = header
                 return queue.push(.databaseChanged)

@@ -133,10 +133,17 @@ public final class OwnCommitFilter: Sendable {
     /// Whether a change to the database's files just seen may be another process's commit.
     /// One `pread` of 48 bytes.
     public func isForeignChange() -> Bool {
-        state.withLock { state in
-            if state.committing { return false }
-            if let own = state.headerAfterOwnCommit, Self.header(&state, path: indexPath) == own { return false }
-            return true
+        foreignChange() != nil
+    }
+
+    /// The wal-index header when a change just seen may be another process's commit (`.some(nil)`
+    /// when it cannot be read), nil when the change is the process's own. One `pread` of 48 bytes.
+    public func foreignChange() -> [UInt8]?? {
+        state.withLock { state -> [UInt8]?? in
+            if state.committing { return nil }
+            let header = Self.header(&state, path: indexPath)
+            if let own = state.headerAfterOwnCommit, header == own { return nil }
+            return .some(header)
         }
     }
 
