@@ -3,7 +3,7 @@
 /// `id` ascending bytewise (UTF-8), which is SQLite's BINARY collation. The order is total.
 ///
 /// `a < b` means that `a` comes before (above) `b` in the list. This is the one comparison of
-/// chats: the store's list-order index, the live index and the tests all use it.
+/// chats: the store's queries and load, the live index and the tests all use it.
 public struct ChatOrderKey: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// 0 for an unpinned chat; a pinned chat's place in the pin band, the highest on top.
     public var pinOrder: Int64

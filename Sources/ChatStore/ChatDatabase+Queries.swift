@@ -14,21 +14,18 @@ extension ChatDatabase {
         LEFT JOIN chat ON chat.id = m.chat_id
         ORDER BY latest.sequence
         """
-    /// A user's memberships in list order (`archive`, then `main`), from the covering
-    /// `membership_list_order` alone.
-    static let membershipsInOrderSQL = """
-        SELECT chat_id, unread, revision, list, pin_order, muted, chat_rowid, last_message_date FROM membership
-        WHERE user_id = ?1 ORDER BY list, pin_order DESC, last_message_date DESC, chat_id
+    /// A page: the user's memberships of the list (through `membership_user`, the pinned ones
+    /// first and in order; or by a scan), sorted by date, then the page's chat rows.
+    static func pageSQL(_ access: MembershipAccess) -> String {
         """
-    /// A page: the index walk (offset included) on the covering index, then the page's chat rows.
-    static let pageSQL = """
         SELECT \(chatColumns)
         FROM (SELECT chat_id, unread, revision, list, pin_order, muted, last_message_date FROM membership
-              WHERE user_id = ?5 AND list = ?3 AND (?4 = 0 OR unread > 0)
+              WHERE \(access.user("?5")) AND list = ?3 AND (?4 = 0 OR unread > 0)
               ORDER BY pin_order DESC, last_message_date DESC, chat_id ASC LIMIT ?1 OFFSET ?2) AS m
         JOIN chat ON chat.id = m.chat_id
         ORDER BY m.pin_order DESC, m.last_message_date DESC, m.chat_id ASC
         """
+    }
 
     /// The sequence number of the latest change-log row (0 when none).
     public func latestChangeSequence() throws -> Int64 {
@@ -95,12 +92,14 @@ extension ChatDatabase {
     /// user sees it, and the change sequence they reflect, from one read transaction.
     ///
     /// Without `withContent`, each chat comes without its content — `title` "", `createdAt` 0,
-    /// `lastMessage` nil; `loadContent(of:)` reads it — from one scan of the user's covering
-    /// list-order index, which holds every other field: about 3 times as fast at 1,000,000
-    /// chats, and no string but the id is decoded.
+    /// `lastMessage` nil; `loadContent(of:)` reads it — from the user's memberships alone, which
+    /// hold every other field: about 3 times as fast at 1,000,000 chats, and no string but the
+    /// id is decoded.
     ///
-    /// The memberships come in order from their covering index, each with the rowid of its chat
-    /// row. A random lookup of each chat row costs seconds at 1,000,000 chats: when the user has
+    /// The memberships are read through the `membership_user` index, or by one scan of the
+    /// table for a user who holds more than a third of them (`membershipAccess(count:)`),
+    /// then sorted (`putInListOrder`: the store keeps no index in list order), each with the
+    /// rowid of its chat row. A random lookup of each chat row costs seconds at 1,000,000 chats: when the user has
     /// at least an eighth of the chats, one scan of the chat table in storage order fills each
     /// row's shared fields instead, matched to its slot by rowid through an array (matching by
     /// id through a dictionary of 1,000,000 strings took 4 times as long). A membership whose
@@ -111,8 +110,7 @@ extension ChatDatabase {
     /// 1,000,000 chats, kept for good) with pages the writes may never need. The configured
     /// size is back when this returns.
     ///
-    /// - Complexity: O(c log n) for the user's c chats, or O(n) with the scan; O(c) without
-    ///   content.
+    /// - Complexity: O(c log n) for the user's c chats, or O(n) with the scans.
     public func allChats(
         of user: String = User.defaultID, withContent: Bool = true
     ) throws -> (chats: [Chat], latestSequence: Int64) {
@@ -139,12 +137,14 @@ extension ChatDatabase {
             let count = try listSize(of: .main, user: user) + listSize(of: .archive, user: user)
             chats.reserveCapacityInHugePages(count)
             if withContent { rowIDs.reserveCapacity(count) }
-            try db.cachedStatement(Self.membershipsInOrderSQL).forEachRow([user]) { row in
+            let access = try membershipAccess(count: count)
+            try db.cachedStatement(Self.membershipsSQL(access)).forEachRow([user]) { row in
                 if withContent { rowIDs.append(row[6]) }
                 chats.append(Chat(
                     id: row[0], title: "", createdAt: 0, lastMessage: nil, lastMessageDate: row[7], unread: row[1],
                     revision: row[2], list: row[3], pinOrder: row[4], muted: row[5]))
             }
+            Self.putInListOrder(&chats, rowIDs: &rowIDs)
             if !withContent { return (chats, try latestChangeSequence()) }
             let chatCount = try chatCount()
             let scan = chats.count * 8 >= chatCount
@@ -220,15 +220,17 @@ extension ChatDatabase {
     /// The size and unread counters of `user`'s `list` (zeros for an unknown user): the size as
     /// every event keeps it, the unread counters summed from the list's memberships.
     ///
-    /// - Complexity: O(chats in the list): one walk of the user's entries of the covering
-    ///   list-order index (a live user's lists keep their counters in memory instead).
+    /// - Complexity: O(chats in the list): the list's memberships, found through
+    ///   `membership_user` or by a scan (`membershipAccess(count:)`); a live user's lists keep
+    ///   their counters in memory instead.
     public func counters(of list: ChatList, user: String = User.defaultID) throws -> ListCounters {
         // One statement, so one snapshot: the size and the sums agree.
-        try db.cachedStatement("""
+        let access = try membershipAccess(count: listSize(of: list, user: user))
+        return try db.cachedStatement("""
             SELECT COALESCE((SELECT total FROM list_counter WHERE user_id = ?1 AND list = ?2), 0),
                 COALESCE(SUM(unread > 0), 0), COALESCE(SUM(unread), 0),
                 COALESCE(SUM(unread > 0 AND muted = 0), 0), COALESCE(SUM(CASE WHEN muted = 0 THEN unread ELSE 0 END), 0)
-            FROM membership WHERE user_id = ?1 AND list = ?2
+            FROM membership WHERE \(access.user("?1")) AND list = ?2
             """).fetchOne(user, list.rawValue) { row in
             ListCounters(
                 total: row[0],
@@ -239,12 +241,14 @@ extension ChatDatabase {
     /// The chats at `offset..<offset+limit` of `user`'s list (of its chats with unread messages
     /// when `view.unreadOnly`), as the user sees them.
     ///
-    /// - Complexity: O(log n + offset + limit) for a whole list; an unread-only page also walks
-    ///   past the read chats before it.
+    /// - Complexity: O(c log(offset + limit)) for the c chats of the list, which SQLite sorts
+    ///   keeping the first offset + limit (0.14–0.16 s for a list of 1,000,000 in a
+    ///   single-account store, by a scan: `membershipAccess(count:)`).
     public func chats(in view: ChatListView = .main, user: String = User.defaultID, offset: Int, limit: Int) throws -> [Chat] {
         if offset < 0 { throw ChatError.invalidParams(field: "offset", reason: "must be 0 or more, not \(offset)") }
         if limit < 0 { throw ChatError.invalidParams(field: "limit", reason: "must be 0 or more, not \(limit)") }
-        return try db.cachedStatement(Self.pageSQL).fetchAll(limit, offset, view.list.rawValue, view.unreadOnly, user) {
+        let access = try membershipAccess(count: listSize(of: view.list, user: user))
+        return try db.cachedStatement(Self.pageSQL(access)).fetchAll(limit, offset, view.list.rawValue, view.unreadOnly, user) {
             Self.decodeChat($0)
         }
     }
@@ -295,18 +299,18 @@ extension ChatDatabase {
     }
 
     /// The index of each chat in `user`'s `list`, nil for an unknown id or a chat of the other
-    /// list (an invalid id is `invalidParams`). Counts the index entries before the chat's key,
-    /// in one read transaction.
+    /// list (an invalid id is `invalidParams`). Counts the memberships before the chat's key, in
+    /// one read transaction: O(chats in the list) each.
     public func positions(of ids: [String], in list: ChatList = .main, user: String = User.defaultID) throws -> [String: Int?] {
         for (index, id) in ids.enumerated() { try Identifier.validate(id, field: "ids[\(index)]") }
         return try db.inTransaction(.deferred) {
             var positions: [String: Int?] = [:]
             let keyOf = try db.cachedStatement(
                 "SELECT pin_order, last_message_date FROM membership WHERE chat_id = ?1 AND user_id = ?3 AND list = ?2")
+            let access = try membershipAccess(count: listSize(of: list, user: user))
             let countBefore = try db.cachedStatement("""
-                SELECT (SELECT COUNT(*) FROM membership WHERE user_id = ?5 AND list = ?4 AND pin_order > ?1)
-                     + (SELECT COUNT(*) FROM membership WHERE user_id = ?5 AND list = ?4 AND pin_order = ?1 AND last_message_date > ?2)
-                     + (SELECT COUNT(*) FROM membership WHERE user_id = ?5 AND list = ?4 AND pin_order = ?1 AND last_message_date = ?2 AND chat_id < ?3)
+                SELECT COUNT(*) FROM membership WHERE \(access.user("?5")) AND list = ?4 AND (pin_order > ?1
+                    OR (pin_order = ?1 AND (last_message_date > ?2 OR (last_message_date = ?2 AND chat_id < ?3))))
                 """)
             for id in ids where positions[id] == nil {
                 if let key = try keyOf.fetchOne(id, list.rawValue, user, decode: { row -> (Int64, Int64) in (row[0], row[1]) }) {

@@ -239,6 +239,19 @@ extension ChatDatabase {
             ALTER TABLE list_counter DROP COLUMN unmuted_chats;
             ALTER TABLE list_counter DROP COLUMN unmuted_messages;
             """),
+        // A post writes no index entry: the list-order index loses the columns a post changes
+        // (the order date, unread, revision) and those a read or a mute changes. Its entries
+        // moved on every post, one per member — a page deleted from and a page inserted into
+        // for each: 27.7 pages a post to a chat of 10 members in a store of 10,000 users, 1.2
+        // without (Benchmarks/Results/store.md, 2026-12-06) — and a quarter of the random pages
+        // a post writes to a store of 1,000,000 chats of one user. What stays (user, list, pin
+        // band, chat) changes only when a chat is pinned, moved or joined: it finds a user's
+        // memberships, list by list, and the pinned ones first. A user's list is ordered by
+        // date when it is read (`ChatDatabase.allChats(of:)` sorts it; a page sorts its list).
+        Migration(version: 11, sql: """
+            DROP INDEX membership_list_order;
+            CREATE INDEX membership_user ON membership (user_id, list, pin_order DESC, chat_id);
+            """),
     ]
 
     static var latestSchemaVersion: Int { migrations.last!.version }

@@ -27,7 +27,7 @@ extension ChatDatabase {
         let insertMembership: Statement
         /// A member's unread, mute, revision and (when not null) read position.
         let updateMemberState: Statement
-        /// The same and the member's list and pin order (the list-order index's key).
+        /// The same and the member's list and pin order (the `membership_user` index's key).
         let updateMemberKey: Statement
         let setReadThrough: Statement
         /// A member's unread (chat, user), from the membership row alone.

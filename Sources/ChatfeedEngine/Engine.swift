@@ -130,8 +130,8 @@ final class Engine: @unchecked Sendable {
             lastDataVersion = try store.dataVersion()
             // The default user's lists are live from the start (a single-account database starts
             // as before); like any user's, they are dropped once idle for idleUserIndexSeconds.
-            // They are loaded without the chats' content (titles, last messages: one scan of the
-            // list-order index), which is read for the rows that go out.
+            // They are loaded without the chats' content (titles, last messages: the memberships
+            // alone), which is read for the rows that go out.
             loaded = try store.allChats(of: options.defaultUser, withContent: false)
         } catch {
             // A load that fails on a damaged file reports what the check found.

@@ -68,6 +68,33 @@ import TestSupport
         #expect(try store.latestChangeSequence() == 4)
     }
 
+    /// Version 11 replaces the list-order index, whose entries moved with every post, by
+    /// `membership_user` (user, list, pin band, chat): the lists read as before.
+    @Test func theListOrderIndexGivesWayToOneThatNoPostChanges() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("v10.sqlite")
+        do {
+            let db = try Database(path: path)
+            try ChatDatabase.migrate(db, upTo: 10)
+            try db.execute("""
+                INSERT INTO chat (id, title, created_at, last_message_date) VALUES ('a', 'A', 0, 5), ('b', 'B', 0, 9), ('c', 'C', 0, 5), ('d', 'D', 0, 1);
+                INSERT INTO membership (chat_id, user_id, list, pin_order, last_message_date, unread, read_through, revision, joined)
+                    VALUES ('a', 'me', 'main', 0, 5, 2, 0, 1, 0), ('b', 'me', 'main', 0, 9, 0, 0, 2, 0),
+                           ('c', 'me', 'archive', 0, 5, 0, 0, 3, 0), ('d', 'me', 'main', 1, 1, 0, 0, 4, 0);
+                UPDATE list_counter SET total = 3 WHERE user_id = 'me' AND list = 'main';
+                UPDATE list_counter SET total = 1 WHERE user_id = 'me' AND list = 'archive';
+                """)
+        }
+        let store = try ChatDatabase(path: path)
+        let db = try Database(path: path)
+        let indexes = try db.makeStatement("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'membership' ORDER BY name")
+            .fetchAll { row -> String in row[0] }
+        #expect(indexes == ["membership_user"])
+        #expect(try store.allChats().chats.map(\.id) == ["c", "d", "b", "a"])
+        #expect(try store.chats(in: .main, offset: 0, limit: 10).map(\.id) == ["d", "b", "a"])
+        #expect(try store.counters(of: .main).unread.messages == 2)
+    }
+
     @Test func aDatabaseFromANewerVersionIsRefused() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("future.sqlite")
@@ -82,13 +109,18 @@ import TestSupport
         let db = try Database(path: test.path)
         #expect(try db.makeStatement("PRAGMA user_version").fetchValue(Int.self) == ChatDatabase.latestSchemaVersion)
         #expect(try db.makeStatement("PRAGMA journal_mode").fetchValue(String.self) == "wal")
-        let plan = try db.makeStatement("""
-            EXPLAIN QUERY PLAN \(ChatDatabase.pageSQL)
-            """).fetchAll { row -> String in row[3] }
-        #expect(plan.joined().contains("COVERING INDEX membership_list_order"), "plan: \(plan)")
-        let load = try db.makeStatement("EXPLAIN QUERY PLAN \(ChatDatabase.membershipsInOrderSQL)").fetchAll { row -> String in row[3] }
-        #expect(load.joined().contains("COVERING INDEX membership_list_order"), "plan: \(load)")
-        #expect(!load.joined().contains("TEMP B-TREE"), "plan: \(load)")
+        // A user's memberships through `membership_user`, or by a scan that takes no index.
+        func plan(_ sql: String) throws -> String {
+            try db.makeStatement("EXPLAIN QUERY PLAN \(sql)").fetchAll { row -> String in row[3] }.joined(separator: "; ")
+        }
+        for sql in [ChatDatabase.pageSQL(.index), ChatDatabase.membershipsSQL(.index)] {
+            let steps = try plan(sql)
+            #expect(steps.contains("SEARCH membership USING INDEX membership_user (user_id=?"), "plan: \(steps)")
+        }
+        for sql in [ChatDatabase.pageSQL(.scan), ChatDatabase.membershipsSQL(.scan)] {
+            let steps = try plan(sql)
+            #expect(steps.contains("SCAN membership") && !steps.contains("membership_user"), "plan: \(steps)")
+        }
         #expect(try test.store.users() == [User(id: "me", name: "me", createdAt: try #require(try test.store.user(id: "me")).createdAt)])
     }
 }

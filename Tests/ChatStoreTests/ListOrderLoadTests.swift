@@ -1,0 +1,139 @@
+import ChatModel
+import Foundation
+import SQLite
+import Testing
+import TestSupport
+
+@testable import ChatStore
+
+/// The store keeps no index in list order (schema version 11): a user's lists are sorted when
+/// they are read. These tests hold the sort to SQLite's `ORDER BY`, both ways of reading the
+/// memberships to each other, and a post to writing no index page.
+@Suite struct ListOrderLoadTests {
+    /// `putInListOrder` on every small case: random chats with ties of date and of pin order in
+    /// both lists, against `ChatOrderKey` after the archive list; the row ids follow their chats.
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func theSortPutsAnyChatsInListOrder(seed: UInt64) {
+        var random = SeededGenerator(seed: seed)
+        for count in 0...9 {
+            for _ in 0..<200 {
+                let prefixes = ["a", "b", "ab", "é", "a\u{0}"]
+                var chats: [Chat] = []
+                for index in 0..<count {
+                    let pinned = Int.random(in: 0..<4, using: &random) == 0
+                    chats.append(Chat(
+                        id: prefixes[index % 5] + "\(index / 5)", title: "", createdAt: 0, lastMessage: nil,
+                        lastMessageDate: Int64.random(in: 0...2, using: &random), unread: 0, revision: Int64(index),
+                        list: Bool.random(using: &random) ? .main : .archive,
+                        pinOrder: pinned ? Int64.random(in: 1...2, using: &random) : 0))
+                }
+                chats.shuffle(using: &random)
+                let archived: [Chat] = chats.filter { $0.list == .archive }.sorted { $0.orderKey < $1.orderKey }
+                let expected: [Chat] = archived + chats.filter { $0.list == .main }.sorted { $0.orderKey < $1.orderKey }
+                var rowIDs: [Int64?] = chats.map { Int64($0.revision * 7) }
+                var rowIDOf: [String: Int64?] = [:]
+                for (chat, rowID) in zip(chats, rowIDs) { rowIDOf[chat.id] = rowID }
+                ChatDatabase.putInListOrder(&chats, rowIDs: &rowIDs)
+                #expect(chats == expected)
+                #expect(rowIDs == chats.map { rowIDOf[$0.id]! })
+                var none: [Int64?] = []
+                var again = expected.shuffled(using: &random)
+                ChatDatabase.putInListOrder(&again, rowIDs: &none)
+                #expect(again == expected && none.isEmpty)
+            }
+        }
+    }
+
+    /// A user who holds most memberships is read by a scan of the table, one who holds few
+    /// through the index: either way the lists, pages, counters and positions are those of
+    /// SQLite's `ORDER BY` over the same rows. 15,000 chats of `me` (a fifth of them also
+    /// `ann`'s), dates with ties, pins and both lists: `me`'s lists together and `me`'s `main`
+    /// by a scan, `me`'s `archive` and `ann`'s lists through the index.
+    @Test func aLargeListReadByAScanIsInTheOrderOfTheIndexedOne() throws {
+        let files = try TestStore()
+        let store = files.store
+        var random = SeededGenerator(seed: 11)
+        var events: [ChatEvent] = [.createUser(id: "ann", name: "Ann", createdAt: 0)]
+        for i in 0..<15_000 {
+            let id = "c\(i)"
+            events.append(.createChat(id: id, title: id, createdAt: 0, members: i % 5 == 0 ? ["me", "ann"] : ["me"]))
+            if Int.random(in: 0..<4, using: &random) != 0 {
+                events.append(message("m\(i)", in: id, from: "bob", at: Int64.random(in: 1...500, using: &random)))
+            }
+            for user in ["me", "ann"] where i % 5 == 0 || user == "me" {
+                if Int.random(in: 0..<5, using: &random) == 0 { events.append(.moveChat(id: id, to: .archive, user: user)) }
+            }
+        }
+        for start in stride(from: 0, to: events.count, by: 2_000) {
+            for result in try store.apply(Array(events[start..<min(start + 2_000, events.count)])) { _ = try result.get() }
+        }
+        for (user, list, ids) in [("me", ChatList.main, ["c3", "c7", "c1"]), ("me", .archive, ["c9"]), ("ann", .main, ["c5", "c0"])] {
+            for id in ids where try store.chat(id: id, user: user)?.list == list {
+                try store.apply(.pinChat(id: id, user: user))
+            }
+        }
+        #expect(try store.membershipAccess(count: store.listSize(of: .main, user: "me") + store.listSize(of: .archive, user: "me")) == .scan)
+        #expect(try store.membershipAccess(count: store.listSize(of: .main, user: "me")) == .scan)
+        #expect(try store.membershipAccess(count: store.listSize(of: .archive, user: "me")) == .index)
+        #expect(try store.membershipAccess(count: store.listSize(of: .main, user: "ann")) == .index)
+
+        for user in ["me", "ann"] {
+            let ordered = try files.orderedIDs(of: user)
+            let loaded = try store.allChats(of: user).chats
+            #expect(loaded.map(\.id) == ordered.map(\.id), "\(user)")
+            #expect(try store.allChats(of: user, withContent: false).chats.map(\.id) == ordered.map(\.id))
+            #expect(loaded.allSatisfy { $0.title == $0.id })
+            for list in ChatList.allCases {
+                let inList = ordered.filter { $0.list == list }.map(\.id)
+                #expect(inList.count > 100, "\(user) \(list)")
+                for offset in [0, 3, inList.count - 40] {
+                    let page = try store.chats(in: ChatListView(list: list), user: user, offset: offset, limit: 50)
+                    #expect(page.map(\.id) == Array(inList.dropFirst(offset).prefix(50)), "\(user) \(list) page at \(offset)")
+                }
+                let unread = try store.chats(in: ChatListView(list: list, unreadOnly: true), user: user, offset: 0, limit: 20)
+                #expect(unread.map(\.id) == Array(loaded.filter { $0.list == list && $0.unread > 0 }.prefix(20)).map(\.id))
+                #expect(try store.counters(of: list, user: user) == ListCounters.recount(loaded, list: list))
+                let probe = [inList[0], inList[1], inList[inList.count / 2], inList[inList.count - 1]]
+                let positions = try store.positions(of: probe, in: list, user: user)
+                for id in probe { #expect(positions[id] == .some(inList.firstIndex(of: id)), "\(user) \(list) \(id)") }
+            }
+        }
+    }
+
+    /// A post moves its chat in every member's list without writing an index page: the post to a
+    /// chat of 10 members (of 10 users with 200 chats each) commits 8 pages (the median of 20
+    /// posts), where an index keyed by the order date (schema version 10's
+    /// `membership_list_order`) made it 22.
+    @Test func aPostToAChatOfTenMembersWritesNoIndexPage() throws {
+        let files = try TestStore()
+        let store = files.store
+        let users = (0..<10).map { "u\($0)" }
+        var events: [ChatEvent] = users.map { .createUser(id: $0, name: $0, createdAt: 0) }
+        for i in 0..<200 { events.append(.createChat(id: "c\(i)", title: "C", createdAt: Int64(i), members: users)) }
+        for result in try store.apply(events) { _ = try result.get() }
+        let wal = files.path + "-wal"
+        let pageSize = try #require(try Database(path: files.path).makeStatement("PRAGMA page_size").fetchValue(Int.self))
+        var random = SeededGenerator(seed: 5)
+        var framesPerPost: [Int] = []
+        for post in 0..<20 {
+            try Database(path: files.path).execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            #expect(try fileSize(wal) == 0)
+            let chat = "c\(Int.random(in: 0..<200, using: &random))"
+            try store.apply(message("p\(post)", in: chat, from: users[post % 10], at: Int64(1_000 + post)))
+            framesPerPost.append(Int(try fileSize(wal)) / (pageSize + 24))
+        }
+        // 8 a post, 10–12 when a page splits; 18–28 with the schema version 10 index (median 22).
+        #expect(framesPerPost.sorted()[framesPerPost.count / 2] <= 9, "pages a post: \(framesPerPost)")
+        #expect(framesPerPost.allSatisfy { $0 <= 14 }, "pages a post: \(framesPerPost)")
+    }
+}
+
+extension TestStore {
+    /// A user's chats (id and list) in the order of SQLite's `ORDER BY` over their memberships.
+    func orderedIDs(of user: String) throws -> [(id: String, list: ChatList)] {
+        try Database(path: path).makeStatement("""
+            SELECT chat_id, list FROM membership WHERE user_id = ?1
+            ORDER BY list, pin_order DESC, last_message_date DESC, chat_id
+            """).fetchAll(user) { row in (id: row[0], list: row[1]) }
+    }
+}
