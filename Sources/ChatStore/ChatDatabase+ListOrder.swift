@@ -23,11 +23,9 @@ extension ChatDatabase {
     }
 
     /// How to reach a user's `count` memberships (a list, or both): by a scan when they are more
-    /// than a third of all memberships. A count under 10,000 takes the index without asking (the
-    /// sum of every user's list sizes costs O(users), more than such a list's lookups).
+    /// than a third of all memberships (`store_count.memberships`, kept by triggers). O(1).
     func membershipAccess(count: Int) throws -> MembershipAccess {
-        guard count >= 10_000 else { return .index }
-        let all = try db.cachedStatement("SELECT COALESCE(SUM(total), 0) FROM list_counter").fetchValue(Int.self) ?? 0
+        let all = try db.cachedStatement("SELECT memberships FROM store_count WHERE id = 0").fetchValue(Int.self) ?? 0
         return count * 3 > all ? .scan : .index
     }
 

@@ -90,6 +90,7 @@ import TestSupport
         let indexes = try db.makeStatement("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'membership' ORDER BY name")
             .fetchAll { row -> String in row[0] }
         #expect(indexes == ["membership_user"])
+        #expect(try db.makeStatement("SELECT memberships FROM store_count").fetchValue(Int.self) == 4)
         #expect(try store.allChats().chats.map(\.id) == ["c", "d", "b", "a"])
         #expect(try store.chats(in: .main, offset: 0, limit: 10).map(\.id) == ["d", "b", "a"])
         #expect(try store.counters(of: .main).unread.messages == 2)

@@ -85,6 +85,9 @@ import TestSupport
             }
             let context = "seed \(seed) step \(step) \(events)"
             #expect(try store.users().map(\.id) == model.users.sorted(by: ReferenceModel.byteLess), "\(context)")
+            // The memberships' counter (schema version 11's triggers), against a count.
+            #expect(try store.db.makeStatement("SELECT memberships FROM store_count").fetchValue(Int.self)
+                == store.db.makeStatement("SELECT COUNT(*) FROM membership").fetchValue(Int.self), "\(context)")
             for chat in Self.chatIDs where model.chats[chat] != nil {
                 #expect(try store.members(ofChat: chat).map(\.id) == model.members(chat), "\(context): members of \(chat)")
             }
