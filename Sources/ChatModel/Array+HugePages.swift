@@ -13,17 +13,35 @@ extension Array {
     /// take the advice, it is `reserveCapacity`.
     public mutating func reserveCapacityInHugePages(_ capacity: Int) {
         reserveCapacity(capacity)
-        #if os(Linux)
         let bytes = self.capacity * MemoryLayout<Element>.stride
-        let hugePage = 2 << 20
-        guard bytes >= 2 * hugePage else { return }
         withUnsafeMutableBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return }
-            let start = (Int(bitPattern: base) + hugePage - 1) & ~(hugePage - 1)
-            let end = (Int(bitPattern: base) + bytes) & ~(hugePage - 1)
-            guard end > start, let pointer = UnsafeMutableRawPointer(bitPattern: start) else { return }
-            _ = madvise(pointer, end - start, MADV_HUGEPAGE)
+            if let base = buffer.baseAddress { adviseHugePages(UnsafeMutableRawPointer(base), bytes: bytes) }
         }
-        #endif
     }
+
+    /// An array of `count` elements in memory backed by huge pages where the kernel takes the
+    /// advice (as `reserveCapacityInHugePages`), all of which `initialize` initializes, in any
+    /// order and from any thread it likes before it returns.
+    public init(inHugePagesCount count: Int, initializingWith initialize: (UnsafeMutableBufferPointer<Element>) -> Void) {
+        self.init(unsafeUninitializedCapacity: count) { buffer, initialized in
+            if let base = buffer.baseAddress {
+                adviseHugePages(UnsafeMutableRawPointer(base), bytes: count * MemoryLayout<Element>.stride)
+            }
+            initialize(UnsafeMutableBufferPointer(rebasing: buffer[..<count]))
+            initialized = count
+        }
+    }
+}
+
+/// Asks the kernel to back the whole huge pages of `bytes` bytes at `base` with huge pages
+/// (Linux; nothing elsewhere, or for less than two huge pages).
+private func adviseHugePages(_ base: UnsafeMutableRawPointer, bytes: Int) {
+    #if os(Linux)
+    let hugePage = 2 << 20
+    guard bytes >= 2 * hugePage else { return }
+    let start = (Int(bitPattern: base) + hugePage - 1) & ~(hugePage - 1)
+    let end = (Int(bitPattern: base) + bytes) & ~(hugePage - 1)
+    guard end > start, let pointer = UnsafeMutableRawPointer(bitPattern: start) else { return }
+    _ = madvise(pointer, end - start, MADV_HUGEPAGE)
+    #endif
 }

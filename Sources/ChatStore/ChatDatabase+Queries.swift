@@ -98,7 +98,7 @@ extension ChatDatabase {
     ///
     /// The memberships are read through the `membership_user` index, or by one scan of the
     /// table for a user who holds more than a third of them (`membershipAccess(count:)`),
-    /// then sorted (`putInListOrder`: the store keeps no index in list order), each with the
+    /// then sorted (`inListOrder`: the store keeps no index in list order), each with the
     /// rowid of its chat row. A random lookup of each chat row costs seconds at 1,000,000 chats: when the user has
     /// at least an eighth of the chats, one scan of the chat table in storage order fills each
     /// row's shared fields instead, matched to its slot by rowid through an array (matching by
@@ -132,19 +132,17 @@ extension ChatDatabase {
 
     private func scanAllChats(of user: String, withContent: Bool) throws -> (chats: [Chat], latestSequence: Int64) {
         try db.inTransaction(.deferred) {
-            var chats: [Chat] = []
-            var rowIDs: [Int64?] = []
+            var memberships: [LoadedMembership] = []
             let count = try listSize(of: .main, user: user) + listSize(of: .archive, user: user)
-            chats.reserveCapacityInHugePages(count)
-            if withContent { rowIDs.reserveCapacity(count) }
+            memberships.reserveCapacityInHugePages(count)
             let access = try membershipAccess(count: count)
             try db.cachedStatement(Self.membershipsSQL(access)).forEachRow([user]) { row in
-                if withContent { rowIDs.append(row[6]) }
-                chats.append(Chat(
-                    id: row[0], title: "", createdAt: 0, lastMessage: nil, lastMessageDate: row[7], unread: row[1],
-                    revision: row[2], list: row[3], pinOrder: row[4], muted: row[5]))
+                memberships.append(LoadedMembership(
+                    id: row[0], unread: row[1], revision: row[2], pinOrder: row[4], lastMessageDate: row[7],
+                    rowID: row[6], list: row[3], muted: row[5]))
             }
-            Self.putInListOrder(&chats, rowIDs: &rowIDs)
+            var (chats, rowIDs) = Self.inListOrder(memberships, idOrdered: true, withRowIDs: withContent)
+            memberships = []
             if !withContent { return (chats, try latestChangeSequence()) }
             let chatCount = try chatCount()
             let scan = chats.count * 8 >= chatCount

@@ -10,38 +10,83 @@ import TestSupport
 /// they are read. These tests hold the sort to SQLite's `ORDER BY`, both ways of reading the
 /// memberships to each other, and a post to writing no index page.
 @Suite struct ListOrderLoadTests {
-    /// `putInListOrder` on every small case: random chats with ties of date and of pin order in
-    /// both lists, against `ChatOrderKey` after the archive list; the row ids follow their chats.
+    /// `inListOrder` on every small case: random memberships with ties of date and of pin order
+    /// in both lists, against `ChatOrderKey` after the archive list; the row ids follow their
+    /// chats. Dates and pin orders that fit the packed key, and (one case in four) some that do
+    /// not: a negative date, a date past 2⁴⁸, a pin order past 2¹⁵.
     @Test(arguments: [1, 2, 3] as [UInt64])
-    func theSortPutsAnyChatsInListOrder(seed: UInt64) {
+    func theSortPutsAnyMembershipsInListOrder(seed: UInt64) {
         var random = SeededGenerator(seed: seed)
+        let prefixes = ["a", "b", "ab", "é", "a\u{0}"]
+        let outsideDates: [Int64] = [-1, Int64.min, 1 << 48, Int64.max]
+        let outsidePins: [Int64] = [1 << 15, Int64.max]
         for count in 0...9 {
-            for _ in 0..<200 {
-                let prefixes = ["a", "b", "ab", "é", "a\u{0}"]
-                var chats: [Chat] = []
+            for round in 0..<200 {
+                let outside = round % 4 == 3
+                var memberships: [ChatDatabase.LoadedMembership] = []
                 for index in 0..<count {
                     let pinned = Int.random(in: 0..<4, using: &random) == 0
-                    chats.append(Chat(
-                        id: prefixes[index % 5] + "\(index / 5)", title: "", createdAt: 0, lastMessage: nil,
-                        lastMessageDate: Int64.random(in: 0...2, using: &random), unread: 0, revision: Int64(index),
-                        list: Bool.random(using: &random) ? .main : .archive,
-                        pinOrder: pinned ? Int64.random(in: 1...2, using: &random) : 0))
+                    var date = Int64.random(in: 0...2, using: &random)
+                    var pin: Int64 = pinned ? Int64.random(in: 1...2, using: &random) : 0
+                    if outside, Int.random(in: 0..<3, using: &random) == 0 {
+                        if Bool.random(using: &random) { date = outsideDates.randomElement(using: &random)! }
+                        else { pin = outsidePins.randomElement(using: &random)! }
+                    }
+                    memberships.append(ChatDatabase.LoadedMembership(
+                        id: prefixes[index % 5] + "\(index / 5)", unread: Int64(index % 3), revision: Int64(index),
+                        pinOrder: pin, lastMessageDate: date, rowID: index % 4 == 0 ? nil : Int64(index * 7),
+                        list: Bool.random(using: &random) ? .main : .archive, muted: index % 2 == 0))
                 }
-                chats.shuffle(using: &random)
-                let archived: [Chat] = chats.filter { $0.list == .archive }.sorted { $0.orderKey < $1.orderKey }
-                let expected: [Chat] = archived + chats.filter { $0.list == .main }.sorted { $0.orderKey < $1.orderKey }
-                var rowIDs: [Int64?] = chats.map { Int64($0.revision * 7) }
+                memberships.shuffle(using: &random)
+                let asChats = memberships.map {
+                    Chat(
+                        id: $0.id, title: "", createdAt: 0, lastMessage: nil, lastMessageDate: $0.lastMessageDate,
+                        unread: $0.unread, revision: $0.revision, list: $0.list, pinOrder: $0.pinOrder, muted: $0.muted)
+                }
+                let archived: [Chat] = asChats.filter { $0.list == .archive }.sorted { $0.orderKey < $1.orderKey }
+                let expected: [Chat] = archived + asChats.filter { $0.list == .main }.sorted { $0.orderKey < $1.orderKey }
                 var rowIDOf: [String: Int64?] = [:]
-                for (chat, rowID) in zip(chats, rowIDs) { rowIDOf[chat.id] = rowID }
-                ChatDatabase.putInListOrder(&chats, rowIDs: &rowIDs)
-                #expect(chats == expected)
-                #expect(rowIDs == chats.map { rowIDOf[$0.id]! })
-                var none: [Int64?] = []
-                var again = expected.shuffled(using: &random)
-                ChatDatabase.putInListOrder(&again, rowIDs: &none)
-                #expect(again == expected && none.isEmpty)
+                for membership in memberships { rowIDOf[membership.id] = membership.rowID }
+                let sorted = ChatDatabase.inListOrder(memberships, idOrdered: false, withRowIDs: true)
+                #expect(sorted.chats == expected, "\(memberships)")
+                #expect(sorted.rowIDs == sorted.chats.map { rowIDOf[$0.id]! })
+                let withoutRowIDs = ChatDatabase.inListOrder(memberships.shuffled(using: &random), idOrdered: false, withRowIDs: false)
+                #expect(withoutRowIDs.chats == expected && withoutRowIDs.rowIDs.isEmpty)
+                // By id (bytewise), as the store reads them: the ties of a date keep that order.
+                let byID = memberships.sorted { bytewiseLess($0.id, $1.id) }
+                #expect(ChatDatabase.inListOrder(byID, idOrdered: true, withRowIDs: false).chats == expected, "\(byID)")
             }
         }
+    }
+
+    /// The radix sort against the standard library's stable sort: random keys of 16, 32, 48 and
+    /// 64 varying bits (ties among the first), and 70,000 memberships through `inListOrder` (where the
+    /// radix sort takes over, and the chats are built in two halves) against `ChatOrderKey`.
+    @Test func theRadixSortIsAStableSort() {
+        var random = SeededGenerator(seed: 4)
+        for digits in 1...4 {
+            let mask: UInt64 = digits == 4 ? .max : (1 << UInt64(16 * digits)) - 1
+            let keys = (0..<6_000).map { index in (key: UInt64.random(in: 0...UInt64.max, using: &random) & mask & ~0x3, index: index) }
+            let sorted = ChatDatabase.radixSorted(keys, by: \.key)
+            var expected = keys
+            expected.sort { $0.key < $1.key }  // stable
+            #expect(sorted.map(\.key) == expected.map(\.key) && sorted.map(\.index) == expected.map(\.index), "\(digits) digits")
+        }
+        var memberships: [ChatDatabase.LoadedMembership] = []
+        for index in 0..<70_000 {  // by id: `c000000`…`c069999`; two halves gathered apart
+            memberships.append(ChatDatabase.LoadedMembership(
+                id: "c" + String(index + 1_000_000).dropFirst(), unread: 0, revision: Int64(index),
+                pinOrder: index % 500 == 0 ? Int64(index / 500) : 0,
+                lastMessageDate: Int64.random(in: 1_700_000_000_000...1_700_000_000_400, using: &random), rowID: Int64(index),
+                list: index % 3 == 0 ? .archive : .main, muted: false))
+        }
+        let chats = ChatDatabase.inListOrder(memberships, idOrdered: true, withRowIDs: true)
+        let archived = chats.chats.prefix { $0.list == .archive }
+        #expect(archived.count == 23_334)
+        for (a, b) in zip(chats.chats, chats.chats.dropFirst()) where a.list == b.list {
+            #expect(a.orderKey < b.orderKey, "\(a.orderKey) \(b.orderKey)")
+        }
+        #expect(chats.rowIDs == chats.chats.map { Int64?($0.revision) })
     }
 
     /// A user who holds most memberships is read by a scan of the table, one who holds few

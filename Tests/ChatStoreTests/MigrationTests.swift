@@ -122,6 +122,11 @@ import TestSupport
             let steps = try plan(sql)
             #expect(steps.contains("SCAN membership") && !steps.contains("membership_user"), "plan: \(steps)")
         }
+        // The load reads in the order of what it walks: by id within a list and pin order.
+        for access in [ChatDatabase.MembershipAccess.index, .scan] {
+            let steps = try plan(ChatDatabase.membershipsSQL(access))
+            #expect(!steps.contains("TEMP B-TREE"), "plan: \(steps)")
+        }
         #expect(try test.store.users() == [User(id: "me", name: "me", createdAt: try #require(try test.store.user(id: "me")).createdAt)])
     }
 }
