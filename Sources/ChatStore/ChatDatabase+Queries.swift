@@ -97,10 +97,10 @@ extension ChatDatabase {
     /// id is decoded.
     ///
     /// The memberships are read through the `membership_user` index, or by one scan of the
-    /// table for a user who holds more than a third of them (`membershipAccess(count:)`),
-    /// then sorted (`inListOrder`: the store keeps no index in list order), each with the
-    /// rowid of its chat row. A random lookup of each chat row costs seconds at 1,000,000 chats: when the user has
-    /// at least an eighth of the chats, one scan of the chat table in storage order fills each
+    /// table for a user who holds more than a third of them (`membershipAccess(count:)`), then
+    /// sorted (`inListOrder`: the store keeps no index in list order), each with the rowid of
+    /// its chat row. A random lookup of each chat row costs seconds at 1,000,000 chats: when the
+    /// user has at least an eighth of the chats, one scan of the chat table in storage order fills each
     /// row's shared fields instead, matched to its slot by rowid through an array (matching by
     /// id through a dictionary of 1,000,000 strings took 4 times as long). A membership whose
     /// rowid hint is missing or stale (after a VACUUM) is looked up by id.

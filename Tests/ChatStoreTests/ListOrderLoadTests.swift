@@ -67,7 +67,8 @@ import TestSupport
         for digits in 1...4 {
             let mask: UInt64 = digits == 4 ? .max : (1 << UInt64(16 * digits)) - 1
             let keys = (0..<6_000).map { index in (key: UInt64.random(in: 0...UInt64.max, using: &random) & mask & ~0x3, index: index) }
-            let sorted = ChatDatabase.radixSorted(keys, by: \.key)
+            var sorted = keys
+            ChatDatabase.radixSort(&sorted, by: \.key)
             var expected = keys
             expected.sort { $0.key < $1.key }  // stable
             #expect(sorted.map(\.key) == expected.map(\.key) && sorted.map(\.index) == expected.map(\.index), "\(digits) digits")
