@@ -54,8 +54,8 @@ extension ChatDatabase {
 
     /// `memberships` as chats in list order: the `archive` list, then `main` (as SQL's `ORDER BY
     /// list`), each by `ChatOrderKey` (pin band, then date, then id), without their content; and,
-    /// when `withRowIDs`, each chat's rowid hint. `idOrdered` says that the memberships of each
-    /// list and pin order come by id (as `membershipsSQL` reads them).
+    /// when `withRowIDs`, each chat's rowid hint. The memberships of each list and pin order must
+    /// come by id (bytewise), as `membershipsSQL` reads them.
     ///
     /// The store keeps no index in that order: its date changes with every post, and an index
     /// entry that moved with it cost a post two pages for each member (schema version 11). So the
@@ -69,9 +69,9 @@ extension ChatDatabase {
     ///    wait for one another (moving 160-byte chats along the permutation's cycles, each step
     ///    waiting for the last, cost a fifth of a 1,000,000-chat start-up).
     ///
-    /// - Complexity: O(c) for c chats whose keys pack and come by id, O(c log c) otherwise.
+    /// - Complexity: O(c) for c chats whose keys pack, O(c log c) otherwise.
     static func inListOrder(
-        _ memberships: [LoadedMembership], idOrdered: Bool, withRowIDs: Bool
+        _ memberships: [LoadedMembership], withRowIDs: Bool
     ) -> (chats: [Chat], rowIDs: [Int64?]) {
         struct Key {
             var packed: UInt64
@@ -93,7 +93,7 @@ extension ChatDatabase {
                 : 0
             keys.append(Key(packed: packed, slot: UInt32(slot)))
         }
-        if packs && idOrdered {
+        if packs {
             // Equal packed keys (the same list, pin and date) stay in slot order, which is by id:
             // the radix sort is stable. (Comparing ids instead, at random places of
             // `memberships`, took 0.08 s for the 400,000 chats that share a date with another in
@@ -105,7 +105,8 @@ extension ChatDatabase {
                 keys.sort { $0.packed != $1.packed ? $0.packed < $1.packed : $0.slot < $1.slot }
             }
         } else {
-            // `ChatOrderKey.<` on the memberships, the archive list first.
+            // `ChatOrderKey.<` on the memberships, the archive list first (ids compared too,
+            // though they come in order: this path is for keys that do not pack).
             keys.sort { a, b in
                 let x = memberships[Int(a.slot)], y = memberships[Int(b.slot)]
                 if x.list != y.list { return x.list == .archive }
@@ -133,7 +134,7 @@ extension ChatDatabase {
                 }
             }
         }
-        let rowIDs = withRowIDs ? keys.map { memberships[Int($0.slot)].rowID } : []
+        let rowIDs = withRowIDs ? sorted.map { memberships[Int($0.slot)].rowID } : []
         return (chats, rowIDs)
     }
 

@@ -141,7 +141,7 @@ extension ChatDatabase {
                     id: row[0], unread: row[1], revision: row[2], pinOrder: row[4], lastMessageDate: row[7],
                     rowID: row[6], list: row[3], muted: row[5]))
             }
-            var (chats, rowIDs) = Self.inListOrder(memberships, idOrdered: true, withRowIDs: withContent)
+            var (chats, rowIDs) = Self.inListOrder(memberships, withRowIDs: withContent)
             memberships = []
             if !withContent { return (chats, try latestChangeSequence()) }
             let chatCount = try chatCount()

@@ -130,12 +130,6 @@ public final class OwnCommitFilter: Sendable {
         handler(.ended(foreignCommitPossible: foreignCommitPossible(&state), afterCheckpoint: checkpointed))
     }
 
-    /// Whether a change to the database's files just seen may be another process's commit.
-    /// One `pread` of 48 bytes.
-    public func isForeignChange() -> Bool {
-        foreignChange() != nil
-    }
-
     /// The wal-index header when a change just seen may be another process's commit (`.some(nil)`
     /// when it cannot be read), nil when the change is the process's own. One `pread` of 48 bytes.
     public func foreignChange() -> [UInt8]?? {

@@ -11,8 +11,8 @@ import TestSupport
 /// memberships to each other, and a post to writing no index page.
 @Suite struct ListOrderLoadTests {
     /// `inListOrder` on every small case: random memberships with ties of date and of pin order
-    /// in both lists, against `ChatOrderKey` after the archive list; the row ids follow their
-    /// chats. Dates and pin orders that fit the packed key, and (one case in four) some that do
+    /// in both lists, by id as the store reads them, against `ChatOrderKey` after the archive
+    /// list; the row ids follow their chats. Dates and pin orders that fit the packed key, and (one case in four) some that do
     /// not: a negative date, a date past 2⁴⁸, a pin order past 2¹⁵.
     @Test(arguments: [1, 2, 3] as [UInt64])
     func theSortPutsAnyMembershipsInListOrder(seed: UInt64) {
@@ -37,7 +37,8 @@ import TestSupport
                         pinOrder: pin, lastMessageDate: date, rowID: index % 4 == 0 ? nil : Int64(index * 7),
                         list: Bool.random(using: &random) ? .main : .archive, muted: index % 2 == 0))
                 }
-                memberships.shuffle(using: &random)
+                // In the order the store reads them: by id (bytewise).
+                memberships.sort { bytewiseLess($0.id, $1.id) }
                 let asChats = memberships.map {
                     Chat(
                         id: $0.id, title: "", createdAt: 0, lastMessage: nil, lastMessageDate: $0.lastMessageDate,
@@ -47,14 +48,11 @@ import TestSupport
                 let expected: [Chat] = archived + asChats.filter { $0.list == .main }.sorted { $0.orderKey < $1.orderKey }
                 var rowIDOf: [String: Int64?] = [:]
                 for membership in memberships { rowIDOf[membership.id] = membership.rowID }
-                let sorted = ChatDatabase.inListOrder(memberships, idOrdered: false, withRowIDs: true)
+                let sorted = ChatDatabase.inListOrder(memberships, withRowIDs: true)
                 #expect(sorted.chats == expected, "\(memberships)")
                 #expect(sorted.rowIDs == sorted.chats.map { rowIDOf[$0.id]! })
-                let withoutRowIDs = ChatDatabase.inListOrder(memberships.shuffled(using: &random), idOrdered: false, withRowIDs: false)
+                let withoutRowIDs = ChatDatabase.inListOrder(memberships, withRowIDs: false)
                 #expect(withoutRowIDs.chats == expected && withoutRowIDs.rowIDs.isEmpty)
-                // By id (bytewise), as the store reads them: the ties of a date keep that order.
-                let byID = memberships.sorted { bytewiseLess($0.id, $1.id) }
-                #expect(ChatDatabase.inListOrder(byID, idOrdered: true, withRowIDs: false).chats == expected, "\(byID)")
             }
         }
     }
@@ -81,7 +79,7 @@ import TestSupport
                 lastMessageDate: Int64.random(in: 1_700_000_000_000...1_700_000_000_400, using: &random), rowID: Int64(index),
                 list: index % 3 == 0 ? .archive : .main, muted: false))
         }
-        let chats = ChatDatabase.inListOrder(memberships, idOrdered: true, withRowIDs: true)
+        let chats = ChatDatabase.inListOrder(memberships, withRowIDs: true)
         let archived = chats.chats.prefix { $0.list == .archive }
         #expect(archived.count == 23_334)
         for (a, b) in zip(chats.chats, chats.chats.dropFirst()) where a.list == b.list {

@@ -34,7 +34,7 @@ import Testing
         filter.commitWillBegin()
         try test.store.apply(.createChat(id: "b", title: "B", createdAt: 1))
         filter.commitDidEnd()
-        #expect(!filter.isForeignChange())
+        #expect(filter.foreignChange() == nil)
         #expect(heard.all == ["began", "ended"])
 
         // A checkpoint with the writer's commit inside it: one bracket, the outer one.
@@ -52,7 +52,7 @@ import Testing
             .apply(.createChat(id: "other", title: "O", createdAt: 3))
         filter.checkpointDidEnd()
         #expect(heard.all.last == "ended, foreign possible, after a checkpoint")
-        #expect(filter.isForeignChange())
+        #expect(filter.foreignChange() != nil)
 
         // Removed, the handler hears nothing more.
         filter.onOwnWrites(nil)
