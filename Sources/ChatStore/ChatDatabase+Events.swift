@@ -139,7 +139,7 @@ extension ChatDatabase {
             var shared = try existingShared(id: id)
             if shared.title != title {
                 shared.title = title
-                try updateShared(shared)
+                try statements.setTitle.execute(id, title)
                 try touchMembers(of: shared)
             }
             return .chat(try chatResult(shared, user: user))
@@ -315,7 +315,7 @@ extension ChatDatabase {
     }
 
     private func createChat(id: String, title: String, createdAt: Int64, members: [String]) throws -> Chat {
-        if try fetchShared(id: id) != nil { throw ChatError.conflict("chat '\(id)' already exists") }
+        if try chatExists(id) { throw ChatError.conflict("chat '\(id)' already exists") }
         for user in members { try requireUser(user) }
         let sequence = try logChange(chatID: id, kind: .create)
         try statements.insertChat.execute(id, title, createdAt)
@@ -326,8 +326,10 @@ extension ChatDatabase {
 
     /// Returns true when `message` repeats the first post of its id.
     ///
-    /// Reads no chat row: the insert finds a taken id (and, through the message's foreign key, a
-    /// missing chat), and the chat's last message moves by a conditional update.
+    /// Reads and writes no chat row (schema version 12): the insert finds a taken id (and,
+    /// through the message's foreign key, a missing chat); the chat's last message is its latest
+    /// by (sentAt, id), read from the message index the insert just wrote; the memberships hold
+    /// its order date.
     ///
     /// - Complexity: O(M) rows written for M members (their memberships), in one set-based
     ///   statement.
@@ -335,9 +337,12 @@ extension ChatDatabase {
         // A taken id inserts nothing (whether or not its chat still exists).
         guard try insertMessage(message) else { return try isRepeatedPost(message) }
         let sequence = try logChange(chatID: message.chat, kind: .update)
-        try statements.advanceLastMessage.execute(message.chat, message.id, message.sender, message.text, message.sentAt)
-        let moved = db.changedRowCount != 0
-        let lastMessageDate = moved ? message.sentAt : try existingShared(id: message.chat).lastMessageDate
+        // The post moved the chat when it is the chat's last message now (a late one is not).
+        guard let (moved, lastMessageDate) = try statements.lastMessageIs.fetchOne(message.chat, message.id, decode: {
+            row -> (Bool, Int64) in (row[0], row[1])
+        }) else {
+            throw SQLiteError(extendedResultCode: .corrupt, message: "a message inserted is not in its chat's message index")
+        }
         // The sender, when a member, has read the chat up to their own message.
         if let senderUnread = try statements.fetchMemberUnread.fetchValue(Int64.self, message.chat, message.sender) {
             if senderUnread != 0 || moved {
@@ -379,11 +384,12 @@ extension ChatDatabase {
         guard let message = try fetchStoredMessage(id: messageID), !message.isDeleted else {
             throw ChatError.notFound(kind: "message", id: messageID)
         }
-        try statements.editMessage.execute(messageID, text, editedAt)
+        // The last message's text is the message row's: an edit of it writes no chat row, but
+        // every member gets a new revision (the shared fields are read before the edit).
         var shared = try existingShared(id: message.chatID)
+        try statements.editMessage.execute(messageID, text, editedAt)
         if shared.lastMessage?.id == messageID, shared.lastMessage?.text != text {
             shared.lastMessage?.text = text
-            try updateShared(shared)
             try touchMembers(of: shared)
         }
     }
@@ -397,18 +403,14 @@ extension ChatDatabase {
             throw ChatError.notFound(kind: "message", id: messageID)
         }
         if message.isDeleted { return }
+        // The chat's last message (and date) falls back to the latest before it when it goes.
+        let old = try existingShared(id: message.chatID)
         try statements.deleteMessage.execute(messageID)
-        var shared = try existingShared(id: message.chatID)
-        let old = shared
-        if shared.lastMessage?.id == messageID {
-            shared.lastMessage = try fetchLatestMessage(chatID: shared.id)
-            shared.lastMessageDate = shared.lastMessage?.sentAt ?? shared.createdAt
-        }
+        let shared = old.lastMessage?.id == messageID ? try existingShared(id: message.chatID) : old
         let sharedChanged = shared.lastMessage != old.lastMessage || shared.lastMessageDate != old.lastMessageDate
         let unreadForSome = try db.cachedStatement("SELECT 1 FROM membership WHERE chat_id = ?1 AND read_through < ?2 LIMIT 1")
             .fetchValue(Int.self, shared.id, message.arrival) != nil
         guard sharedChanged || unreadForSome else { return }
-        if sharedChanged { try updateShared(shared) }
         let sequence = try logChange(chatID: shared.id, kind: .update)
         try statements.touchMembers.execute(shared.id, sequence, shared.lastMessageDate, message.arrival, sharedChanged)
     }

@@ -12,6 +12,7 @@ extension ChatDatabase {
               WHERE sequence > ?1 AND (user_id IS NULL OR user_id = ?2) GROUP BY chat_id) AS latest
         LEFT JOIN membership AS m ON m.chat_id = latest.chat_id AND m.user_id = ?2
         LEFT JOIN chat ON chat.id = m.chat_id
+        \(lastMessageJoin)
         ORDER BY latest.sequence
         """
     /// A page: the user's memberships of the list (through `membership_user`, the pinned ones
@@ -23,6 +24,7 @@ extension ChatDatabase {
               WHERE \(access.user("?5")) AND list = ?3 AND (?4 = 0 OR unread > 0)
               ORDER BY pin_order DESC, last_message_date DESC, chat_id ASC LIMIT ?1 OFFSET ?2) AS m
         JOIN chat ON chat.id = m.chat_id
+        \(lastMessageJoin)
         ORDER BY m.pin_order DESC, m.last_message_date DESC, m.chat_id ASC
         """
     }
@@ -160,12 +162,17 @@ extension ChatDatabase {
                 rowIDs = []
                 // Each chat row goes to the slot its rowid names when that slot holds its id; the
                 // slots left (a membership without its chat's rowid) are looked up one by one.
-                try db.cachedStatement("SELECT \(Self.sharedColumns), rowid FROM chat").forEachRow([]) { row in
-                    guard let slot = slots.slot(ofRowID: row[8]), !filled[slot] else { return }
+                try db.cachedStatement("SELECT id, title, created_at, rowid FROM chat").forEachRow([]) { row in
+                    guard let slot = slots.slot(ofRowID: row[3]), !filled[slot] else { return }
                     let id: String = row[0]
                     guard id == chats[slot].id else { return }
-                    fill(slot, with: Self.decodeShared(row))
+                    chats[slot].title = row[1]
+                    chats[slot].createdAt = row[2]
                     filled[slot] = true
+                }
+                // Each last message: a seek in the chat's message index (schema version 12).
+                for slot in chats.indices where filled[slot] {
+                    chats[slot].lastMessage = try fetchLatestMessage(chatID: chats[slot].id)
                 }
             }
             for slot in chats.indices where !filled[slot] {
@@ -288,7 +295,7 @@ extension ChatDatabase {
     public func members(ofChat chatID: String) throws -> [User] {
         try Identifier.validate(chatID, field: "chat")
         return try db.inTransaction(.deferred) {
-            guard try fetchShared(id: chatID) != nil else { throw ChatError.notFound(kind: "chat", id: chatID) }
+            guard try chatExists(chatID) else { throw ChatError.notFound(kind: "chat", id: chatID) }
             return try db.cachedStatement("""
                 SELECT user.id, user.name, user.created_at FROM membership AS m JOIN user ON user.id = m.user_id
                 WHERE m.chat_id = ?1 ORDER BY m.user_id
@@ -353,7 +360,7 @@ extension ChatDatabase {
             bound = MessagePosition(sentAt: before, id: "")
         }
         return try db.inTransaction(.deferred) {
-            guard try fetchShared(id: chatID) != nil else { throw ChatError.notFound(kind: "chat", id: chatID) }
+            guard try chatExists(chatID) else { throw ChatError.notFound(kind: "chat", id: chatID) }
             let decode = { (row: Row) in
                 Message(id: row[0], chat: row[1], sender: row[2], text: row[3], sentAt: row[4], editedAt: row[5])
             }

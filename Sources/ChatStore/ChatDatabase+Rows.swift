@@ -31,15 +31,28 @@ struct SharedChat {
 }
 
 extension ChatDatabase {
-    /// A chat as one member sees it: the chat's columns, then the membership's (alias `m`).
+    /// A chat's last message: its latest non-deleted message by (sentAt, id), the first of the
+    /// chat's entries in the `message_page` index (a seek), for the chat whose id is `chatID`.
+    static func lastMessageRowID(of chatID: String) -> String {
+        "(SELECT rowid FROM message WHERE chat_id = \(chatID) AND deleted = 0 ORDER BY sent_at DESC, id DESC LIMIT 1)"
+    }
+    /// A chat as one member sees it: the chat's columns, its last message's (alias `lm`), then
+    /// the membership's (alias `m`), which holds the order date.
     static let chatColumns = """
-        chat.id, chat.title, chat.created_at, chat.last_message_id, chat.last_message_sender, \
-        chat.last_message_text, chat.last_message_sent_at, chat.last_message_date, \
+        chat.id, chat.title, chat.created_at, lm.id, lm.sender, lm.text, lm.sent_at, m.last_message_date, \
         m.unread, m.revision, m.list, m.pin_order, m.muted
         """
+    /// Joins the last message of the chat of membership `m`, as `lm`.
+    static let lastMessageJoin = "LEFT JOIN message AS lm ON lm.rowid = \(lastMessageRowID(of: "m.chat_id"))"
     /// The rows `chatColumns` reads from.
-    static let memberView = "membership AS m JOIN chat ON chat.id = m.chat_id"
-    static let sharedColumns = "id, title, created_at, last_message_id, last_message_sender, last_message_text, last_message_sent_at, last_message_date"
+    static let memberView = "membership AS m JOIN chat ON chat.id = m.chat_id \(lastMessageJoin)"
+    /// A chat's shared fields (`decodeShared`) for chat `?1`: its order date is its last
+    /// message's sentAt, or its creation when it has none (as every membership holds it).
+    static let sharedSQL = """
+        SELECT chat.id, chat.title, chat.created_at, lm.id, lm.sender, lm.text, lm.sent_at, COALESCE(lm.sent_at, chat.created_at)
+        FROM chat LEFT JOIN message AS lm ON lm.rowid = \(lastMessageRowID(of: "chat.id"))
+        WHERE chat.id = ?1
+        """
 
     /// Decodes the thirteen `chatColumns` starting at column `first`.
     static func decodeChat(_ row: Row, from first: Int32 = 0) -> Chat {
@@ -71,6 +84,10 @@ extension ChatDatabase {
         try statements.fetchShared.fetchOne(id) { Self.decodeShared($0) }
     }
 
+    func chatExists(_ id: String) throws -> Bool {
+        try statements.chatExists.fetchValue(Int.self, id) != nil
+    }
+
     func userExists(_ id: String) throws -> Bool {
         try statements.userExists.fetchValue(Int.self, id) != nil
     }
@@ -97,11 +114,6 @@ extension ChatDatabase {
         return db.lastInsertedRowID
     }
 
-    /// Writes the chat's shared fields.
-    func updateShared(_ chat: SharedChat) throws {
-        let last = chat.lastMessage
-        try statements.updateShared.execute(chat.id, chat.title, last?.id, last?.sender, last?.text, last?.sentAt, chat.lastMessageDate)
-    }
 
     /// Makes `user` a member of `chat` at change-log sequence `sequence` (its revision and read
     /// position): in `main`, unpinned, unmuted, nothing unread.

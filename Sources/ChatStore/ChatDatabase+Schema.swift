@@ -260,6 +260,22 @@ extension ChatDatabase {
             CREATE TRIGGER store_count_membership_delete AFTER DELETE ON membership
                 BEGIN UPDATE store_count SET memberships = memberships - 1 WHERE id = 0; END;
             """),
+        // A post writes no chat row: the chat's last message is its latest non-deleted message by
+        // (sentAt, id), the rule posts and deletes have always kept it by, and is read from the
+        // message index (`message_page`, first entry of the chat) when a chat is read; its order
+        // date is in every membership, which the post writes anyway (or, for a chat without
+        // members, that message's sentAt, or the chat's creation). The chat row held copies of
+        // both and was a random page of its own that every post wrote: a third of the random
+        // pages a post to a store of 1,000,000 chats of one user writes
+        // (Benchmarks/Results/daemon.md, 2026-12-06). An edit of the last message changes the
+        // message row alone.
+        Migration(version: 12, sql: """
+            ALTER TABLE chat DROP COLUMN last_message_id;
+            ALTER TABLE chat DROP COLUMN last_message_sender;
+            ALTER TABLE chat DROP COLUMN last_message_text;
+            ALTER TABLE chat DROP COLUMN last_message_sent_at;
+            ALTER TABLE chat DROP COLUMN last_message_date;
+            """),
     ]
 
     static var latestSchemaVersion: Int { migrations.last!.version }

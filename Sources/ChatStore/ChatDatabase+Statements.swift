@@ -5,19 +5,20 @@ extension ChatDatabase {
     struct PreparedStatements {
         /// A chat as one member sees it (chat, user).
         let fetchChat: Statement
+        /// A chat's shared fields (`sharedSQL`).
         let fetchShared: Statement
+        let chatExists: Statement
         let userExists: Statement
         let fetchMessage: Statement
-        /// The latest non-deleted message of a chat by (sentAt, id).
+        /// The latest non-deleted message of a chat by (sentAt, id): its last message.
         let latestMessage: Statement
+        /// Whether the last message of chat ?1 is message ?2, and its sentAt.
+        let lastMessageIs: Statement
         let insertChange: Statement
         /// Adds ?1 messages to the store's count (`countPostedMessages`).
         let countMessages: Statement
         let insertChat: Statement
-        let updateShared: Statement
-        /// Makes a post (id, sender, text, sentAt) the chat's last message when it comes after the
-        /// current one by (sentAt, id bytewise), or there is none; changes no row otherwise.
-        let advanceLastMessage: Statement
+        let setTitle: Statement
         /// Inserts nothing when the id is taken (`changedRowCount` is 0 then). The message's
         /// `arrival` is the sequence of the change-log row its post appends next.
         let insertMessage: Statement
@@ -51,7 +52,8 @@ extension ChatDatabase {
         init(_ db: Database) throws(SQLiteError) {
             fetchChat = try db.makeStatement(
                 "SELECT \(ChatDatabase.chatColumns) FROM \(ChatDatabase.memberView) WHERE m.chat_id = ?1 AND m.user_id = ?2")
-            fetchShared = try db.makeStatement("SELECT \(ChatDatabase.sharedColumns) FROM chat WHERE id = ?1")
+            fetchShared = try db.makeStatement(ChatDatabase.sharedSQL)
+            chatExists = try db.makeStatement("SELECT 1 FROM chat WHERE id = ?1")
             userExists = try db.makeStatement("SELECT 1 FROM user WHERE id = ?1")
             fetchMessage = try db.makeStatement("""
                 SELECT chat_id, sender, text, COALESCE(original_text, text), sent_at, edited_at, deleted, arrival
@@ -61,23 +63,14 @@ extension ChatDatabase {
                 SELECT id, sender, text, sent_at FROM message
                 WHERE chat_id = ?1 AND deleted = 0 ORDER BY sent_at DESC, id DESC LIMIT 1
                 """)
+            lastMessageIs = try db.makeStatement("""
+                SELECT id = ?2, sent_at FROM message
+                WHERE chat_id = ?1 AND deleted = 0 ORDER BY sent_at DESC, id DESC LIMIT 1
+                """)
             insertChange = try db.makeStatement("INSERT INTO change_log (chat_id, kind, user_id) VALUES (?1, ?2, ?3)")
             countMessages = try db.makeStatement("UPDATE store_count SET messages = messages + ?1 WHERE id = 0")
-            insertChat = try db.makeStatement("""
-                INSERT INTO chat (\(ChatDatabase.sharedColumns)) VALUES (?1, ?2, ?3, NULL, NULL, NULL, NULL, ?3)
-                """)
-            updateShared = try db.makeStatement("""
-                UPDATE chat SET title = ?2, last_message_id = ?3, last_message_sender = ?4,
-                    last_message_text = ?5, last_message_sent_at = ?6, last_message_date = ?7
-                WHERE id = ?1
-                """)
-            // BINARY collation compares ids by memcmp of their UTF-8: `bytewiseLess`.
-            advanceLastMessage = try db.makeStatement("""
-                UPDATE chat SET last_message_id = ?2, last_message_sender = ?3, last_message_text = ?4,
-                    last_message_sent_at = ?5, last_message_date = ?5
-                WHERE id = ?1 AND (last_message_id IS NULL OR last_message_sent_at < ?5
-                    OR (last_message_sent_at = ?5 AND last_message_id < ?2))
-                """)
+            insertChat = try db.makeStatement("INSERT INTO chat (id, title, created_at) VALUES (?1, ?2, ?3)")
+            setTitle = try db.makeStatement("UPDATE chat SET title = ?2 WHERE id = ?1")
             insertMessage = try db.makeStatement("""
                 INSERT INTO message (id, chat_id, sender, text, original_text, sent_at, edited_at, arrival)
                 VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6, COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'change_log'), 0) + 1)

@@ -146,7 +146,7 @@ struct SimulatedFailure: Error {}
             let raw = try Database(path: test.path)
             try raw.execute("""
                 BEGIN IMMEDIATE;
-                INSERT INTO chat (id, title, created_at, last_message_date) VALUES ('b', 'B', 0, 0);
+                INSERT INTO chat (id, title, created_at) VALUES ('b', 'B', 0);
                 INSERT INTO membership (chat_id, user_id, last_message_date, read_through, revision, joined) VALUES ('b', 'me', 0, 0, 99, 99);
                 INSERT INTO change_log (chat_id, kind) VALUES ('b', 'create');
                 """)

@@ -170,6 +170,41 @@ import TestSupport
         #expect(framesPerPost.sorted()[framesPerPost.count / 2] <= 9, "pages a post: \(framesPerPost)")
         #expect(framesPerPost.allSatisfy { $0 <= 14 }, "pages a post: \(framesPerPost)")
     }
+
+    /// A post to a chat with members writes neither its chat row nor the chat's index pages
+    /// (schema version 12): the memberships, which the post writes anyway, hold its last message.
+    /// The pages of each post's WAL frames, by the table or index they belong to (`dbstat`).
+    @Test func aPostWritesNoChatPage() throws {
+        let files = try TestStore()
+        let store = files.store
+        var events: [ChatEvent] = []
+        for i in 0..<2_000 {
+            events.append(.createChat(id: "c\(i)", title: "Chat \(i)", createdAt: Int64(i), members: ["me"]))
+            events.append(message("m\(i)", in: "c\(i)", at: Int64(i)))
+        }
+        for result in try store.apply(events) { _ = try result.get() }
+        let wal = files.path + "-wal"
+        let reader = try Database(path: files.path)
+        let pageSize = try #require(try reader.makeStatement("PRAGMA page_size").fetchValue(Int.self))
+        var random = SeededGenerator(seed: 12)
+        var written: Set<String> = []
+        for post in 0..<20 {
+            try reader.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            try store.apply(message("p\(post)", in: "c\(Int.random(in: 0..<2_000, using: &random))", at: Int64(5_000 + post)))
+            let frames = try Data(contentsOf: URL(fileURLWithPath: wal))
+            try reader.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            var offset = 32
+            while offset + 24 + pageSize <= frames.count {
+                let page = frames[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+                if let name = try reader.makeStatement("SELECT name FROM dbstat WHERE pageno = ?1").fetchValue(String.self, page) {
+                    written.insert(name)
+                }
+                offset += 24 + pageSize
+            }
+        }
+        #expect(written.contains("membership") && written.contains("message"), "tables written: \(written.sorted())")
+        #expect(!written.contains("chat") && !written.contains("sqlite_autoindex_chat_1"), "tables written: \(written.sorted())")
+    }
 }
 
 extension TestStore {

@@ -96,6 +96,44 @@ import TestSupport
         #expect(try store.counters(of: .main).unread.messages == 2)
     }
 
+    /// Schema version 12: the chat row loses its copy of the last message and its order date;
+    /// the last message is read from the messages, the date from the memberships (or the last
+    /// message, for a chat without members).
+    @Test func theChatRowLosesItsCopyOfTheLastMessage() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("v11.sqlite")
+        do {
+            let db = try Database(path: path)
+            try ChatDatabase.migrate(db, upTo: 11)
+            try db.execute("""
+                INSERT INTO user (id, name, created_at) VALUES ('ann', 'Ann', 0);
+                INSERT INTO chat (id, title, created_at, last_message_id, last_message_sender, last_message_text,
+                    last_message_sent_at, last_message_date)
+                    VALUES ('a', 'A', 0, 'm2', 'bob', 'two', 7, 7), ('b', 'B', 3, NULL, NULL, NULL, NULL, 3),
+                           ('c', 'C', 0, 'm3', 'bob', 'three', 8, 8);
+                INSERT INTO message (id, chat_id, sender, text, original_text, sent_at, arrival)
+                    VALUES ('m1', 'a', 'bob', 'one', 'one', 6, 1), ('m2', 'a', 'bob', 'two', 'two', 7, 2),
+                           ('m3', 'c', 'bob', 'three', 'three', 8, 3);
+                INSERT INTO membership (chat_id, user_id, list, pin_order, last_message_date, unread, read_through, revision, joined)
+                    VALUES ('a', 'me', 'main', 0, 7, 2, 0, 4, 0), ('a', 'ann', 'main', 0, 7, 1, 0, 4, 0),
+                           ('b', 'me', 'main', 0, 3, 0, 0, 5, 0);
+                UPDATE list_counter SET total = 2 WHERE user_id = 'me' AND list = 'main';
+                INSERT INTO list_counter (user_id, list, total) VALUES ('ann', 'main', 1), ('ann', 'archive', 0);
+                """)
+        }
+        let store = try ChatDatabase(path: path)
+        let db = try Database(path: path)
+        let columns = try db.makeStatement("SELECT name FROM pragma_table_info('chat') ORDER BY cid").fetchAll { row -> String in row[0] }
+        #expect(columns == ["id", "title", "created_at"])
+        let two = LastMessage(id: "m2", sender: "bob", text: "two", sentAt: 7)
+        #expect(try store.allChats().chats.map(\.lastMessage) == [two, nil])
+        #expect(try store.chat(id: "a", user: "ann")?.lastMessage == two)
+        // A chat without members: whoever joins sees its last message and date.
+        try store.apply(.addMembers(chat: "c", users: ["ann"]))
+        #expect(try store.chat(id: "c", user: "ann")?.lastMessage == LastMessage(id: "m3", sender: "bob", text: "three", sentAt: 8))
+        #expect(try store.chat(id: "c", user: "ann")?.lastMessageDate == 8)
+    }
+
     @Test func aDatabaseFromANewerVersionIsRefused() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("future.sqlite")

@@ -214,6 +214,40 @@ import TestSupport
         #expect(try store.changes(after: 0, user: "ann").changes.last == ChatChange(chatID: "g", chat: nil))
     }
 
+    /// The memberships hold a chat's last message (schema version 12): a chat whose last member
+    /// leaves, or is removed as a user, keeps it in its own row, posts to it move it there (a late
+    /// one does not), and whoever joins later sees it.
+    @Test func aChatWithoutMembersKeepsItsLastMessage() throws {
+        let files = try TestStore()
+        let store = files.store
+        for user in ["ann", "bob"] { try store.apply(.createUser(id: user, name: user, createdAt: 0)) }
+        for chat in ["g", "h"] { try store.apply(.createChat(id: chat, title: chat, createdAt: 0, members: ["ann"])) }
+        try store.apply(.postMessage(Message(id: "g1", chat: "g", sender: "ann", text: "first", sentAt: 10)))
+        try store.apply(.postMessage(Message(id: "g2", chat: "g", sender: "ann", text: "second", sentAt: 20)))
+        try store.apply(.postMessage(Message(id: "h1", chat: "h", sender: "ann", text: "only", sentAt: 30)))
+        try store.apply(.removeMembers(chat: "g", users: ["ann"]))
+        try store.apply(.removeUser(id: "ann"))
+        try store.apply(.postMessage(Message(id: "g0", chat: "g", sender: "x", text: "late", sentAt: 5)))
+        try store.apply(.addMembers(chat: "g", users: ["bob"]))
+        #expect(try store.chat(id: "g", user: "bob")?.lastMessage == LastMessage(id: "g2", sender: "ann", text: "second", sentAt: 20))
+        try store.apply(.removeMembers(chat: "g", users: ["bob"]))
+        try store.apply(.addMembers(chat: "h", users: ["bob"]))
+        #expect(try store.chat(id: "h", user: "bob")?.lastMessage == LastMessage(id: "h1", sender: "ann", text: "only", sentAt: 30))
+        #expect(try store.chat(id: "h", user: "bob")?.lastMessageDate == 30)
+        try store.apply(.postMessage(Message(id: "g3", chat: "g", sender: "x", text: "third", sentAt: 25)))
+        try store.apply(.editMessage(id: "g3", text: "3rd", editedAt: 26))
+        try store.apply(.addMembers(chat: "g", users: ["bob"]))
+        #expect(try store.chat(id: "g", user: "bob")?.lastMessage == LastMessage(id: "g3", sender: "x", text: "3rd", sentAt: 25))
+        #expect(try store.chat(id: "g", user: "bob")?.lastMessageDate == 25)
+        // Deleting it falls back to the latest before it, for the members and in the chat row.
+        try store.apply(.deleteMessage(id: "g3"))
+        #expect(try store.chat(id: "g", user: "bob")?.lastMessage?.id == "g2")
+        try store.apply(.removeMembers(chat: "g", users: ["bob"]))
+        try store.apply(.addMembers(chat: "g", users: ["bob"]))
+        #expect(try store.chat(id: "g", user: "bob")?.lastMessage?.id == "g2")
+        #expect(try store.chat(id: "g", user: "bob")?.lastMessageDate == 20)
+    }
+
     /// A user with few of the store's chats loads them one lookup each; one with many, by a scan
     /// of the chat table: both give the list in order, as the user sees it.
     @Test func aUsersListLoadsAlikeByLookupOrByScan() throws {

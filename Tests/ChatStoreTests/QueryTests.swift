@@ -141,8 +141,8 @@ extension ListOrderTests {
         let test = try TestStore()
         for i in 0..<20 { try test.store.apply(.createChat(id: "c\(i)", title: "t", createdAt: Int64(i % 4))) }
         try Database(path: test.path).execute("""
-            INSERT INTO chat (rowid, id, title, created_at, last_message_date)
-            VALUES (1000000000000, 'far', 'far', 2, 2), (-5, 'negative', 'n', 3, 3);
+            INSERT INTO chat (rowid, id, title, created_at)
+            VALUES (1000000000000, 'far', 'far', 2), (-5, 'negative', 'n', 3);
             INSERT INTO membership (chat_id, user_id, last_message_date, read_through, revision, joined)
             VALUES ('far', 'me', 2, 0, 99, 99), ('negative', 'me', 3, 0, 100, 100);
             """)

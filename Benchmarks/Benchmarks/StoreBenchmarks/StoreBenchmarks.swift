@@ -98,6 +98,21 @@ let benchmarks: @Sendable () -> Void = {
     }
 }
 
+/// SQL that makes `chats` chats (`n(i)` must count them), each with one message, and a temporary
+/// table `last (chat_id, date)` of each chat's order date for the memberships.
+func lastMessagesSQL(chats: Int) -> String {
+    """
+    INSERT INTO chat (id, title, created_at)
+    SELECT printf('chat-%07d', (i * 7919) % \(chats)), 'Chat number ' || i, 1000 FROM n;
+    INSERT INTO message (id, chat_id, sender, text, original_text, sent_at)
+    SELECT 'msg-' || rowid, id, 'user-' || (rowid % 97), 'the last message of chat ' || rowid || ', a line of text',
+           'the last message of chat ' || rowid || ', a line of text', 1000000 + (rowid * 104729) % 5000000
+    FROM chat;
+    CREATE TEMP TABLE last AS SELECT chat.rowid AS chat_rowid, chat.id AS chat_id, message.sent_at AS date
+        FROM chat JOIN message ON message.chat_id = chat.id;
+    """
+}
+
 /// A store of 100,000 chats and 10 users, each a member of 10,000 of them (1 in 10).
 final class UserListsFixture {
     static let chats = 100_000
@@ -115,14 +130,9 @@ final class UserListsFixture {
             INSERT INTO list_counter SELECT id, list.name, 0 FROM user, (SELECT 'main' AS name UNION ALL SELECT 'archive') AS list
                 WHERE id <> 'me';
             WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < \(Self.chats))
-            INSERT INTO chat (id, title, created_at, last_message_id, last_message_sender, last_message_text,
-                              last_message_sent_at, last_message_date)
-            SELECT printf('chat-%07d', (i * 7919) % \(Self.chats)), 'Chat number ' || i, 1000,
-                   'msg-' || i, 'user-' || (i % 97), 'the last message of chat ' || i || ', a line of text',
-                   1000000 + (i * 104729) % 5000000, 1000000 + (i * 104729) % 5000000
-            FROM n;
+            \(lastMessagesSQL(chats: Self.chats))
             INSERT INTO membership (chat_id, user_id, last_message_date, unread, read_through, revision, joined, chat_rowid)
-            SELECT id, 'user-' || (rowid % 10), last_message_date, rowid % 3, 0, rowid, 0, rowid FROM chat;
+            SELECT chat_id, 'user-' || (chat_rowid % 10), date, chat_rowid % 3, 0, chat_rowid, 0, chat_rowid FROM last;
             UPDATE list_counter SET total = 10000 WHERE list = 'main' AND user_id <> 'me';
             COMMIT;
             """)
@@ -215,11 +225,6 @@ final class IngestFixture {
         if let cacheSizeKiB { try exec("PRAGMA cache_size = -\(cacheSizeKiB)") }
         for sql in [
             "INSERT INTO message (id, chat_id, sender, text, original_text, sent_at) VALUES (?1, ?2, ?3, ?4, ?4, ?5)",
-            """
-            UPDATE chat SET last_message_id = ?2, last_message_sender = ?3, last_message_text = ?4,
-                last_message_sent_at = ?5, last_message_date = ?5
-            WHERE id = ?1
-            """,
             "INSERT INTO change_log (chat_id, kind) VALUES (?1, 'update')",
             """
             UPDATE membership SET unread = unread + 1, revision = ?3, last_message_date = ?2
@@ -264,8 +269,8 @@ final class IngestFixture {
     }
 
     func insertRaw(count: Int, groupSize: Int) throws {
-        let insertMessage = rawStatements[0], updateChat = rawStatements[1], insertChange = rawStatements[2]
-        let updateMembership = rawStatements[3], begin = rawStatements[4], commit = rawStatements[5]
+        let insertMessage = rawStatements[0], insertChange = rawStatements[1]
+        let updateMembership = rawStatements[2], begin = rawStatements[3], commit = rawStatements[4]
         var inGroup = 0
         for _ in 0..<count {
             if inGroup == 0 { try step(begin) }
@@ -277,12 +282,6 @@ final class IngestFixture {
             sqlite3_bind_int64(insertMessage, 5, message.sentAt)
             try step(insertMessage)
             revision += 1
-            try bind(updateChat, 1, message.chat)
-            try bind(updateChat, 2, message.id)
-            try bind(updateChat, 3, message.sender)
-            try bind(updateChat, 4, message.text)
-            sqlite3_bind_int64(updateChat, 5, message.sentAt)
-            try step(updateChat)
             try bind(insertChange, 1, message.chat)
             try step(insertChange)
             try bind(updateMembership, 1, message.chat)
@@ -320,7 +319,7 @@ final class IngestFixture {
     }
 }
 
-/// A store of `chats` chats, each with a last message, made by one SQL statement.
+/// A store of `chats` chats, each with a last message, made by SQL.
 final class BigListFixture {
     let path: String
     let store: ChatDatabase
@@ -332,14 +331,9 @@ final class BigListFixture {
         try db.execute("""
             BEGIN;
             WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < \(chats))
-            INSERT INTO chat (id, title, created_at, last_message_id, last_message_sender, last_message_text,
-                              last_message_sent_at, last_message_date)
-            SELECT printf('chat-%07d', (i * 7919) % \(chats)), 'Chat number ' || i, 1000,
-                   'msg-' || i, 'user-' || (i % 97), 'the last message of chat ' || i || ', a line of text',
-                   1000000 + (i * 104729) % 5000000, 1000000 + (i * 104729) % 5000000
-            FROM n;
+            \(lastMessagesSQL(chats: chats))
             INSERT INTO membership (chat_id, user_id, last_message_date, unread, read_through, revision, joined, chat_rowid)
-            SELECT id, 'me', last_message_date, rowid % 5, 0, rowid, 0, rowid FROM chat;
+            SELECT chat_id, 'me', date, chat_rowid % 5, 0, chat_rowid, 0, chat_rowid FROM last;
             -- The list's size, as the store keeps it (a load reserves room for it).
             INSERT OR REPLACE INTO list_counter SELECT 'me', 'main', count(*) FROM membership WHERE user_id = 'me';
             COMMIT;
@@ -374,7 +368,7 @@ final class BigListFixture {
         return sum
     }
 
-    /// Steps through every membership of `me` with its chat row, in storage order (SQLite would
+    /// Steps through every membership of `me` with its chat row and last message, in storage order (SQLite would
     /// sort 1,000,000 rows for the list order, which `allChats()` makes itself), without building
     /// any Swift value.
     func stepRaw() throws -> Int {
@@ -385,10 +379,12 @@ final class BigListFixture {
         defer { sqlite3_close_v2(raw) }
         var statement: OpaquePointer?
         sqlite3_prepare_v2(raw, """
-            SELECT chat.id, chat.title, chat.created_at, chat.last_message_id, chat.last_message_sender,
-                   chat.last_message_text, chat.last_message_sent_at, chat.last_message_date,
+            SELECT chat.id, chat.title, chat.created_at, lm.id, lm.sender, lm.text, lm.sent_at, m.last_message_date,
                    m.unread, m.revision, m.list, m.pin_order, m.muted
-            FROM membership AS m JOIN chat ON chat.id = m.chat_id WHERE +m.user_id = 'me'
+            FROM membership AS m JOIN chat ON chat.id = m.chat_id
+            LEFT JOIN message AS lm ON lm.rowid = (SELECT rowid FROM message WHERE chat_id = m.chat_id AND deleted = 0
+                                                   ORDER BY sent_at DESC, id DESC LIMIT 1)
+            WHERE +m.user_id = 'me'
             """, -1, &statement, nil)
         defer { sqlite3_finalize(statement) }
         var rows = 0

@@ -9,9 +9,9 @@ import Glibc
 /// The baseline for the daemon's bytes written per post: the same posts (same chats, ids, texts,
 /// times as `ingest` with the same seed) written by raw libsqlite3 calls into the same prepared
 /// database and schema, in transactions of `group` posts, with SQLite's own checkpointing.
-/// Each post inserts the message (unread), updates its chat's row and list-order key, appends
-/// the change-log row and bumps the list's counters: what a post must write, without the
-/// daemon's reads, savepoints and background checkpoints.
+/// Each post inserts the message (unread), appends the change-log row and updates the chat's
+/// memberships (unread, revision, order date): what a post must write, without
+/// the daemon's reads, savepoints and background checkpoints.
 struct RawIngestOptions {
     var chats = 10_000
     var messagesPerChat = 1
@@ -88,17 +88,13 @@ func runRawIngest(_ o: RawIngestOptions, run: Int) throws -> RawIngestResult {
     var statements: [OpaquePointer?] = []
     defer { statements.forEach { sqlite3_finalize($0) } }
     for sql in [
-        // Schema version 10: the message, the chat's shared fields, the change-log row, then the
-        // membership of every member but the sender (here `me` alone; its list's unread counters
-        // are summed when read, not kept per post).
+        // Schema version 12: the message, the change-log row, then the membership of every
+        // member but the sender (here `me` alone), which holds the order date (no chat row: the
+        // last message is read from the message index; the list's unread counters are summed
+        // when read).
         """
         INSERT INTO message (id, chat_id, sender, text, original_text, sent_at, arrival)
         VALUES (?1, ?2, ?3, ?4, ?4, ?5, COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'change_log'), 0) + 1)
-        """,
-        """
-        UPDATE chat SET last_message_id = ?2, last_message_sender = ?3, last_message_text = ?4,
-            last_message_sent_at = ?5, last_message_date = ?5
-        WHERE id = ?1
         """,
         "INSERT INTO change_log (chat_id, kind) VALUES (?1, 'update')",
         """
@@ -111,8 +107,8 @@ func runRawIngest(_ o: RawIngestOptions, run: Int) throws -> RawIngestResult {
         try check(sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil))
         statements.append(statement)
     }
-    let (insertMessage, updateChat, insertChange, postToMembers, begin, commit) =
-        (statements[0], statements[1], statements[2], statements[3], statements[4], statements[5])
+    let (insertMessage, insertChange, postToMembers, begin, commit) =
+        (statements[0], statements[1], statements[2], statements[3], statements[4])
     func step(_ statement: OpaquePointer?) throws {
         let code = sqlite3_step(statement)
         sqlite3_reset(statement)
@@ -142,12 +138,6 @@ func runRawIngest(_ o: RawIngestOptions, run: Int) throws -> RawIngestResult {
         bind(insertMessage, 4, text)
         sqlite3_bind_int64(insertMessage, 5, sentAt)
         try step(insertMessage)
-        bind(updateChat, 1, chat)
-        bind(updateChat, 2, id)
-        bind(updateChat, 3, sender)
-        bind(updateChat, 4, text)
-        sqlite3_bind_int64(updateChat, 5, sentAt)
-        try step(updateChat)
         bind(insertChange, 1, chat)
         try step(insertChange)
         bind(postToMembers, 1, chat)
