@@ -103,9 +103,10 @@ extension ChatDatabase {
     /// sorted (`inListOrder`: the store keeps no index in list order), each with the rowid of
     /// its chat row. A random lookup of each chat row costs seconds at 1,000,000 chats: when the
     /// user has at least an eighth of the chats, one scan of the chat table in storage order fills each
-    /// row's shared fields instead, matched to its slot by rowid through an array (matching by
-    /// id through a dictionary of 1,000,000 strings took 4 times as long). A membership whose
-    /// rowid hint is missing or stale (after a VACUUM) is looked up by id.
+    /// row's title and creation instead, matched to its slot by rowid through an array (matching by
+    /// id through a dictionary of 1,000,000 strings took 4 times as long), and each last message
+    /// is a seek into the message index (the chat row holds no copy since schema version 12). A
+    /// membership whose rowid hint is missing or stale (after a VACUUM) is looked up by id.
     ///
     /// The scan reads every page once, through a page cache of `bulkLoadCacheKiB`: it would
     /// otherwise fill the connection's whole cache (64 MiB by default, about 68 bytes a chat at

@@ -31,10 +31,12 @@ struct SharedChat {
 }
 
 extension ChatDatabase {
-    /// A chat's last message: its latest non-deleted message by (sentAt, id), the first of the
-    /// chat's entries in the `message_page` index (a seek), for the chat whose id is `chatID`.
-    static func lastMessageRowID(of chatID: String) -> String {
-        "(SELECT rowid FROM message WHERE chat_id = \(chatID) AND deleted = 0 ORDER BY sent_at DESC, id DESC LIMIT 1)"
+    /// Selects `columns` of the last message of the chat whose id is `chatID` (a parameter or a
+    /// column): its latest non-deleted message by (sentAt, id bytewise), the first of the chat's
+    /// entries in the `message_page` index (a seek). The chat row keeps no copy of it (schema
+    /// version 12).
+    static func lastMessageSQL(_ columns: String, ofChat chatID: String) -> String {
+        "SELECT \(columns) FROM message WHERE chat_id = \(chatID) AND deleted = 0 ORDER BY sent_at DESC, id DESC LIMIT 1"
     }
     /// A chat as one member sees it: the chat's columns, its last message's (alias `lm`), then
     /// the membership's (alias `m`), which holds the order date.
@@ -43,14 +45,14 @@ extension ChatDatabase {
         m.unread, m.revision, m.list, m.pin_order, m.muted
         """
     /// Joins the last message of the chat of membership `m`, as `lm`.
-    static let lastMessageJoin = "LEFT JOIN message AS lm ON lm.rowid = \(lastMessageRowID(of: "m.chat_id"))"
+    static let lastMessageJoin = "LEFT JOIN message AS lm ON lm.rowid = (\(lastMessageSQL("rowid", ofChat: "m.chat_id")))"
     /// The rows `chatColumns` reads from.
     static let memberView = "membership AS m JOIN chat ON chat.id = m.chat_id \(lastMessageJoin)"
     /// A chat's shared fields (`decodeShared`) for chat `?1`: its order date is its last
     /// message's sentAt, or its creation when it has none (as every membership holds it).
     static let sharedSQL = """
         SELECT chat.id, chat.title, chat.created_at, lm.id, lm.sender, lm.text, lm.sent_at, COALESCE(lm.sent_at, chat.created_at)
-        FROM chat LEFT JOIN message AS lm ON lm.rowid = \(lastMessageRowID(of: "chat.id"))
+        FROM chat LEFT JOIN message AS lm ON lm.rowid = (\(lastMessageSQL("rowid", ofChat: "chat.id")))
         WHERE chat.id = ?1
         """
 
@@ -113,7 +115,6 @@ extension ChatDatabase {
         try statements.insertChange.execute(chatID, kind.rawValue, user)
         return db.lastInsertedRowID
     }
-
 
     /// Makes `user` a member of `chat` at change-log sequence `sequence` (its revision and read
     /// position): in `main`, unpinned, unmuted, nothing unread.

@@ -59,14 +59,8 @@ extension ChatDatabase {
                 SELECT chat_id, sender, text, COALESCE(original_text, text), sent_at, edited_at, deleted, arrival
                 FROM message WHERE id = ?1
                 """)
-            latestMessage = try db.makeStatement("""
-                SELECT id, sender, text, sent_at FROM message
-                WHERE chat_id = ?1 AND deleted = 0 ORDER BY sent_at DESC, id DESC LIMIT 1
-                """)
-            lastMessageIs = try db.makeStatement("""
-                SELECT id = ?2, sent_at FROM message
-                WHERE chat_id = ?1 AND deleted = 0 ORDER BY sent_at DESC, id DESC LIMIT 1
-                """)
+            latestMessage = try db.makeStatement(ChatDatabase.lastMessageSQL("id, sender, text, sent_at", ofChat: "?1"))
+            lastMessageIs = try db.makeStatement(ChatDatabase.lastMessageSQL("id = ?2, sent_at", ofChat: "?1"))
             insertChange = try db.makeStatement("INSERT INTO change_log (chat_id, kind, user_id) VALUES (?1, ?2, ?3)")
             countMessages = try db.makeStatement("UPDATE store_count SET messages = messages + ?1 WHERE id = 0")
             insertChat = try db.makeStatement("INSERT INTO chat (id, title, created_at) VALUES (?1, ?2, ?3)")
