@@ -327,9 +327,10 @@ extension ChatDatabase {
     /// Returns true when `message` repeats the first post of its id.
     ///
     /// Reads and writes no chat row (schema version 12): the insert finds a taken id (and,
-    /// through the message's foreign key, a missing chat); the chat's last message is its latest
-    /// by (sentAt, id), read from the message index the insert just wrote; the memberships hold
-    /// its order date.
+    /// through the message's foreign key, a missing chat); the memberships, the sender's among
+    /// them, are written by one statement, which also moves the order date when the post is the
+    /// chat's last message (its latest by (sentAt, id)). Three statements, as raw SQLite calls
+    /// making the same rows run.
     ///
     /// - Complexity: O(M) rows written for M members (their memberships), in one set-based
     ///   statement.
@@ -337,21 +338,7 @@ extension ChatDatabase {
         // A taken id inserts nothing (whether or not its chat still exists).
         guard try insertMessage(message) else { return try isRepeatedPost(message) }
         let sequence = try logChange(chatID: message.chat, kind: .update)
-        // The post moved the chat when it is the chat's last message now (a late one is not).
-        guard let (moved, lastMessageDate) = try statements.lastMessageIs.fetchOne(message.chat, message.id, decode: {
-            row -> (Bool, Int64) in (row[0], row[1])
-        }) else {
-            throw SQLiteError(extendedResultCode: .corrupt, message: "a message inserted is not in its chat's message index")
-        }
-        // The sender, when a member, has read the chat up to their own message.
-        if let senderUnread = try statements.fetchMemberUnread.fetchValue(Int64.self, message.chat, message.sender) {
-            if senderUnread != 0 || moved {
-                try statements.readSenderThrough.execute(message.chat, message.sender, sequence, lastMessageDate)
-            } else {
-                try statements.setReadThrough.execute(message.chat, message.sender, sequence)
-            }
-        }
-        try statements.postToMembers.execute(message.chat, message.sender, sequence, lastMessageDate)
+        try statements.postToMembers.execute(message.chat, message.sender, sequence, message.sentAt, message.id)
         return false
     }
 

@@ -12,8 +12,6 @@ extension ChatDatabase {
         let fetchMessage: Statement
         /// The latest non-deleted message of a chat by (sentAt, id): its last message.
         let latestMessage: Statement
-        /// Whether the last message of chat ?1 is message ?2, and its sentAt.
-        let lastMessageIs: Statement
         let insertChange: Statement
         /// Adds ?1 messages to the store's count (`countPostedMessages`).
         let countMessages: Statement
@@ -31,16 +29,21 @@ extension ChatDatabase {
         /// The same and the member's list and pin order (the `membership_user` index's key).
         let updateMemberKey: Statement
         let setReadThrough: Statement
-        /// A member's unread (chat, user), from the membership row alone.
-        let fetchMemberUnread: Statement
-        /// A post's sender has read the chat through the post (?3): unread 0, a new revision
-        /// and the order date ?4.
-        let readSenderThrough: Statement
         /// Adds ?3 to the size of a member's list (user, list).
         let adjustListTotal: Statement
         /// Adds ?2 to the size of the list of each member of chat ?1.
         let adjustMemberListTotals: Statement
-        /// A post's unread: +1 for every member but the sender, a new revision (and order date).
+        /// A post (chat ?1, sender ?2, its change-log sequence ?3, sentAt ?4, message ?5), for
+        /// every member: one more unread and a new revision for each but the sender, who has read
+        /// the chat through it (unread 0, read position ?3, and a new revision only when the row
+        /// shows something new: an unread count that was not 0, or the post as the last message);
+        /// for all, the post's sentAt as the order date when it is the chat's last message now.
+        ///
+        /// It is when it comes after the order date the row held (that of the chat's last
+        /// message, or of its creation when it had none), and otherwise only when the message
+        /// index says so (a late post, or a tie of sentAt): `CASE` tests the date first and
+        /// reads the index only then, once for all rows (a read before every post cost the
+        /// daemon 7% of its throughput).
         let postToMembers: Statement
         /// A change of the chat's shared fields: a new revision (and order date) for every member,
         /// one unread fewer for those whose read position is below `?4` (a deleted message's arrival);
@@ -60,7 +63,6 @@ extension ChatDatabase {
                 FROM message WHERE id = ?1
                 """)
             latestMessage = try db.makeStatement(ChatDatabase.lastMessageSQL("id, sender, text, sent_at", ofChat: "?1"))
-            lastMessageIs = try db.makeStatement(ChatDatabase.lastMessageSQL("id = ?2, sent_at", ofChat: "?1"))
             insertChange = try db.makeStatement("INSERT INTO change_log (chat_id, kind, user_id) VALUES (?1, ?2, ?3)")
             countMessages = try db.makeStatement("UPDATE store_count SET messages = messages + ?1 WHERE id = 0")
             insertChat = try db.makeStatement("INSERT INTO chat (id, title, created_at) VALUES (?1, ?2, ?3)")
@@ -87,11 +89,6 @@ extension ChatDatabase {
                 WHERE chat_id = ?1 AND user_id = ?2
                 """)
             setReadThrough = try db.makeStatement("UPDATE membership SET read_through = ?3 WHERE chat_id = ?1 AND user_id = ?2")
-            fetchMemberUnread = try db.makeStatement("SELECT unread FROM membership WHERE chat_id = ?1 AND user_id = ?2")
-            readSenderThrough = try db.makeStatement("""
-                UPDATE membership SET unread = 0, read_through = ?3, revision = ?3, last_message_date = ?4
-                WHERE chat_id = ?1 AND user_id = ?2
-                """)
             adjustListTotal = try db.makeStatement("""
                 UPDATE list_counter SET total = total + ?3 WHERE user_id = ?1 AND list = ?2
                 """)
@@ -100,9 +97,14 @@ extension ChatDatabase {
                 FROM (SELECT user_id, list FROM membership WHERE chat_id = ?1) AS share
                 WHERE list_counter.user_id = share.user_id AND list_counter.list = share.list
                 """)
+            let moved = "(?4 > last_message_date OR (\(ChatDatabase.lastMessageSQL("id = ?5", ofChat: "?1"))))"
             postToMembers = try db.makeStatement("""
-                UPDATE membership SET unread = unread + 1, revision = ?3, last_message_date = ?4
-                WHERE chat_id = ?1 AND user_id <> ?2
+                UPDATE membership SET
+                    unread = IIF(user_id = ?2, 0, unread + 1),
+                    read_through = IIF(user_id = ?2, ?3, read_through),
+                    revision = CASE WHEN user_id = ?2 AND unread = 0 AND NOT \(moved) THEN revision ELSE ?3 END,
+                    last_message_date = CASE WHEN \(moved) THEN ?4 ELSE last_message_date END
+                WHERE chat_id = ?1
                 """)
             touchMembers = try db.makeStatement("""
                 UPDATE membership SET revision = ?2, last_message_date = ?3, unread = unread - (read_through < ?4)
