@@ -7,6 +7,14 @@ import TestSupport
 @testable import ChatStore
 
 @Suite struct MigrationTests {
+    /// Makes a file at `path` of schema version `version` holding the rows `sql` writes (as an
+    /// older release left them), closed before it returns.
+    static func makeFile(_ path: String, atVersion version: Int, _ sql: String) throws {
+        let db = try Database(path: path)
+        try ChatDatabase.migrate(db, upTo: version)
+        try db.execute(sql)
+    }
+
     @Test func aVersion1DatabaseOpensAndMigrates() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("v1.sqlite")
@@ -73,18 +81,14 @@ import TestSupport
     @Test func theListOrderIndexGivesWayToOneThatNoPostChanges() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("v10.sqlite")
-        do {
-            let db = try Database(path: path)
-            try ChatDatabase.migrate(db, upTo: 10)
-            try db.execute("""
-                INSERT INTO chat (id, title, created_at, last_message_date) VALUES ('a', 'A', 0, 5), ('b', 'B', 0, 9), ('c', 'C', 0, 5), ('d', 'D', 0, 1);
-                INSERT INTO membership (chat_id, user_id, list, pin_order, last_message_date, unread, read_through, revision, joined)
-                    VALUES ('a', 'me', 'main', 0, 5, 2, 0, 1, 0), ('b', 'me', 'main', 0, 9, 0, 0, 2, 0),
-                           ('c', 'me', 'archive', 0, 5, 0, 0, 3, 0), ('d', 'me', 'main', 1, 1, 0, 0, 4, 0);
-                UPDATE list_counter SET total = 3 WHERE user_id = 'me' AND list = 'main';
-                UPDATE list_counter SET total = 1 WHERE user_id = 'me' AND list = 'archive';
-                """)
-        }
+        try Self.makeFile(path, atVersion: 10, """
+            INSERT INTO chat (id, title, created_at, last_message_date) VALUES ('a', 'A', 0, 5), ('b', 'B', 0, 9), ('c', 'C', 0, 5), ('d', 'D', 0, 1);
+            INSERT INTO membership (chat_id, user_id, list, pin_order, last_message_date, unread, read_through, revision, joined)
+                VALUES ('a', 'me', 'main', 0, 5, 2, 0, 1, 0), ('b', 'me', 'main', 0, 9, 0, 0, 2, 0),
+                       ('c', 'me', 'archive', 0, 5, 0, 0, 3, 0), ('d', 'me', 'main', 1, 1, 0, 0, 4, 0);
+            UPDATE list_counter SET total = 3 WHERE user_id = 'me' AND list = 'main';
+            UPDATE list_counter SET total = 1 WHERE user_id = 'me' AND list = 'archive';
+            """)
         let store = try ChatDatabase(path: path)
         let db = try Database(path: path)
         let indexes = try db.makeStatement("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'membership' ORDER BY name")
@@ -102,25 +106,21 @@ import TestSupport
     @Test func theChatRowLosesItsCopyOfTheLastMessage() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("v11.sqlite")
-        do {
-            let db = try Database(path: path)
-            try ChatDatabase.migrate(db, upTo: 11)
-            try db.execute("""
-                INSERT INTO user (id, name, created_at) VALUES ('ann', 'Ann', 0);
-                INSERT INTO chat (id, title, created_at, last_message_id, last_message_sender, last_message_text,
-                    last_message_sent_at, last_message_date)
-                    VALUES ('a', 'A', 0, 'm2', 'bob', 'two', 7, 7), ('b', 'B', 3, NULL, NULL, NULL, NULL, 3),
-                           ('c', 'C', 0, 'm3', 'bob', 'three', 8, 8);
-                INSERT INTO message (id, chat_id, sender, text, original_text, sent_at, arrival)
-                    VALUES ('m1', 'a', 'bob', 'one', 'one', 6, 1), ('m2', 'a', 'bob', 'two', 'two', 7, 2),
-                           ('m3', 'c', 'bob', 'three', 'three', 8, 3);
-                INSERT INTO membership (chat_id, user_id, list, pin_order, last_message_date, unread, read_through, revision, joined)
-                    VALUES ('a', 'me', 'main', 0, 7, 2, 0, 4, 0), ('a', 'ann', 'main', 0, 7, 1, 0, 4, 0),
-                           ('b', 'me', 'main', 0, 3, 0, 0, 5, 0);
-                UPDATE list_counter SET total = 2 WHERE user_id = 'me' AND list = 'main';
-                INSERT INTO list_counter (user_id, list, total) VALUES ('ann', 'main', 1), ('ann', 'archive', 0);
-                """)
-        }
+        try Self.makeFile(path, atVersion: 11, """
+            INSERT INTO user (id, name, created_at) VALUES ('ann', 'Ann', 0);
+            INSERT INTO chat (id, title, created_at, last_message_id, last_message_sender, last_message_text,
+                last_message_sent_at, last_message_date)
+                VALUES ('a', 'A', 0, 'm2', 'bob', 'two', 7, 7), ('b', 'B', 3, NULL, NULL, NULL, NULL, 3),
+                       ('c', 'C', 0, 'm3', 'bob', 'three', 8, 8);
+            INSERT INTO message (id, chat_id, sender, text, original_text, sent_at, arrival)
+                VALUES ('m1', 'a', 'bob', 'one', 'one', 6, 1), ('m2', 'a', 'bob', 'two', 'two', 7, 2),
+                       ('m3', 'c', 'bob', 'three', 'three', 8, 3);
+            INSERT INTO membership (chat_id, user_id, list, pin_order, last_message_date, unread, read_through, revision, joined)
+                VALUES ('a', 'me', 'main', 0, 7, 2, 0, 4, 0), ('a', 'ann', 'main', 0, 7, 1, 0, 4, 0),
+                       ('b', 'me', 'main', 0, 3, 0, 0, 5, 0);
+            UPDATE list_counter SET total = 2 WHERE user_id = 'me' AND list = 'main';
+            INSERT INTO list_counter (user_id, list, total) VALUES ('ann', 'main', 1), ('ann', 'archive', 0);
+            """)
         let store = try ChatDatabase(path: path)
         let db = try Database(path: path)
         let columns = try db.makeStatement("SELECT name FROM pragma_table_info('chat') ORDER BY cid").fetchAll { row -> String in row[0] }
@@ -176,26 +176,22 @@ extension MigrationTests {
     @Test func aSingleAccountDatabaseMigratesToTheUserMe() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("v6.sqlite")
-        do {
-            let db = try Database(path: path)
-            try ChatDatabase.migrate(db, upTo: 6)
-            try db.execute("""
-                INSERT INTO chat (id, title, created_at, last_message_id, last_message_sender, last_message_text,
-                    last_message_sent_at, last_message_date, unread, revision, list, pin_order, muted, read_through)
-                VALUES ('a', 'A', 0, 'm2', 'ann', 'two', 20, 20, 2, 4, 'main', 0, 1, 1),
-                       ('b', 'B', 5, NULL, NULL, NULL, NULL, 5, 0, 5, 'archive', 3, 0, 0),
-                       ('c', 'C', 7, 'm3', 'bob', 'three', 30, 30, 0, 6, 'main', 1, 0, 6);
-                INSERT INTO message (id, chat_id, sender, text, original_text, sent_at, arrival) VALUES
-                    ('m0', 'a', 'ann', 'zero', 'zero', 5, 1),
-                    ('m1', 'a', 'ann', 'one', 'one', 10, 2),
-                    ('m2', 'a', 'ann', 'two', 'two', 20, 3),
-                    ('m3', 'c', 'bob', 'three', 'three', 30, 6);
-                INSERT INTO change_log (chat_id, kind) VALUES ('a', 'create'), ('a', 'update'), ('a', 'update'),
-                    ('a', 'update'), ('b', 'create'), ('c', 'create');
-                UPDATE list_counters SET total = 2, chats = 1, messages = 2, unmuted_chats = 0, unmuted_messages = 0 WHERE list = 'main';
-                UPDATE list_counters SET total = 1 WHERE list = 'archive';
-                """)
-        }
+        try Self.makeFile(path, atVersion: 6, """
+            INSERT INTO chat (id, title, created_at, last_message_id, last_message_sender, last_message_text,
+                last_message_sent_at, last_message_date, unread, revision, list, pin_order, muted, read_through)
+            VALUES ('a', 'A', 0, 'm2', 'ann', 'two', 20, 20, 2, 4, 'main', 0, 1, 1),
+                   ('b', 'B', 5, NULL, NULL, NULL, NULL, 5, 0, 5, 'archive', 3, 0, 0),
+                   ('c', 'C', 7, 'm3', 'bob', 'three', 30, 30, 0, 6, 'main', 1, 0, 6);
+            INSERT INTO message (id, chat_id, sender, text, original_text, sent_at, arrival) VALUES
+                ('m0', 'a', 'ann', 'zero', 'zero', 5, 1),
+                ('m1', 'a', 'ann', 'one', 'one', 10, 2),
+                ('m2', 'a', 'ann', 'two', 'two', 20, 3),
+                ('m3', 'c', 'bob', 'three', 'three', 30, 6);
+            INSERT INTO change_log (chat_id, kind) VALUES ('a', 'create'), ('a', 'update'), ('a', 'update'),
+                ('a', 'update'), ('b', 'create'), ('c', 'create');
+            UPDATE list_counters SET total = 2, chats = 1, messages = 2, unmuted_chats = 0, unmuted_messages = 0 WHERE list = 'main';
+            UPDATE list_counters SET total = 1 WHERE list = 'archive';
+            """)
         let store = try ChatDatabase(path: path)
         #expect(try store.users().map(\.id) == ["me"])
         let chats = try store.allChats().chats
