@@ -171,9 +171,10 @@ import TestSupport
         #expect(framesPerPost.allSatisfy { $0 <= 14 }, "pages a post: \(framesPerPost)")
     }
 
-    /// A post to a chat with members writes neither its chat row nor the chat's index pages
-    /// (schema version 12): the memberships, which the post writes anyway, hold its last message.
-    /// The pages of each post's WAL frames, by the table or index they belong to (`dbstat`).
+    /// A post writes neither its chat row nor the chat table's id index (schema version 12): the
+    /// chat's last message is read from the message index, and the memberships, which the post
+    /// writes anyway, hold its order date. The pages of each post's WAL frames, by the table or
+    /// index they belong to (`dbstat`).
     @Test func aPostWritesNoChatPage() throws {
         let files = try TestStore()
         let store = files.store

@@ -214,9 +214,10 @@ import TestSupport
         #expect(try store.changes(after: 0, user: "ann").changes.last == ChatChange(chatID: "g", chat: nil))
     }
 
-    /// The memberships hold a chat's last message (schema version 12): a chat whose last member
-    /// leaves, or is removed as a user, keeps it in its own row, posts to it move it there (a late
-    /// one does not), and whoever joins later sees it.
+    /// A chat's last message is read from its messages (schema version 12), whether or not it
+    /// has members: a chat whose last member leaves, or is removed as a user, keeps it, a post to
+    /// it without members moves it (a late one does not), an edit or a delete of it shows, and
+    /// whoever joins later sees it, with its order date.
     @Test func aChatWithoutMembersKeepsItsLastMessage() throws {
         let files = try TestStore()
         let store = files.store
