@@ -116,6 +116,8 @@ private final class IngestState: @unchecked Sendable {
     private let controlLock = NSLock()
     private var control: [Int: [UInt8]] = [:]
     private let controlSignal = DispatchSemaphore(value: 0)
+    /// The daemon closed its stdout (it ended): no response is coming.
+    private var outputEnded = false
 
     init(posts: Int, chats: Int, maxInFlight: Int, seed: UInt64) {
         self.posts = posts
@@ -161,7 +163,16 @@ private final class IngestState: @unchecked Sendable {
         controlSignal.signal()
     }
 
-    /// Waits for the response with `id` (negative).
+    /// Notes that the daemon closed its stdout, so that `takeControl` stops waiting.
+    func endOutput() {
+        controlLock.lock()
+        outputEnded = true
+        controlLock.unlock()
+        controlSignal.signal()
+    }
+
+    /// Waits for the response with `id` (negative); nil after `timeoutSeconds`, or at once when
+    /// the daemon's output has ended without it (a daemon that refused to start).
     func takeControl(id: Int, timeoutSeconds: Double) -> [UInt8]? {
         let deadline = DispatchTime.now() + timeoutSeconds
         while true {
@@ -169,6 +180,10 @@ private final class IngestState: @unchecked Sendable {
             if let line = control.removeValue(forKey: id) {
                 controlLock.unlock()
                 return line
+            }
+            if outputEnded {
+                controlLock.unlock()
+                return nil
             }
             controlLock.unlock()
             if controlSignal.wait(timeout: deadline) == .timedOut { return nil }
@@ -313,6 +328,7 @@ func runIngest(_ options: IngestOptions, run: Int) throws -> IngestResult {
     let readerDone = startThread("reader") {
         var reader = LineReader(fd: daemon.stdoutFD)
         while reader.readLines({ line, now in handleLine(line, at: now, state: state) }) {}
+        state.endOutput()
     }
 
     let subscribeStart = nowNanoseconds()
