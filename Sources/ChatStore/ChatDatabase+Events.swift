@@ -144,7 +144,7 @@ extension ChatDatabase {
             }
             return .chat(try chatResult(shared, user: user))
         case .removeChat(let id):
-            _ = try existingShared(id: id)
+            let shared = try existingShared(id: id)
             try adjustMemberListTotals(chatID: id, by: -1)
             // Each member's removal is logged too: once the memberships are gone, the chat's own
             // entry names no one, and `changedMemberships(after:)` must still name every member
@@ -154,6 +154,7 @@ extension ChatDatabase {
                 SELECT chat_id, 'remove', user_id FROM membership WHERE chat_id = ?1 ORDER BY user_id
                 """).execute(id)
             try db.cachedStatement("DELETE FROM membership WHERE chat_id = ?1").execute(id)
+            try deleteHistory(head: shared.history.head)
             try statements.removeChat.execute(id)
             _ = try logChange(chatID: id, kind: .remove)
             return .done
@@ -236,7 +237,7 @@ extension ChatDatabase {
     /// Logs a change of the chat's shared fields: a new revision (and order date) for every member.
     private func touchMembers(of shared: SharedChat) throws {
         let sequence = try logChange(chatID: shared.id, kind: .update)
-        try statements.touchMembers.execute(shared.id, sequence, shared.lastMessageDate, 0, true)
+        try statements.touchMembers.execute(shared.id, sequence, shared.lastMessageDate, 0, true, shared.history.last)
     }
 
     /// `user`'s pinned chats of `list`, top first. O(pinned chats).
@@ -326,31 +327,40 @@ extension ChatDatabase {
 
     /// Returns true when `message` repeats the first post of its id.
     ///
-    /// Reads and writes no chat row (schema version 12): the insert finds a taken id (and,
-    /// through the message's foreign key, a missing chat); the memberships, the sender's among
-    /// them, are written by one statement, which also moves the order date when the post is the
-    /// chat's last message (its latest by (sentAt, id)). Three statements, as raw SQLite calls
-    /// making the same rows run.
+    /// Writes no page of its chat's but its memberships' (schema version 13): the message is
+    /// appended, holding the chat's newest message as the one before it (read from a membership
+    /// with the chat's existence check); the memberships, the sender's among them, are written
+    /// by one statement, which also moves the order date when the post is the chat's last
+    /// message (its latest by (sentAt, id)) and makes the post the chain's `head`. A post after
+    /// the order date of a chat whose newest message is its last one needs nothing else; any
+    /// other (a late post, a tie of sentAt, a newest message deleted) walks the chain back to
+    /// its place, and a late one writes the message after it too. Four statements, as raw
+    /// SQLite calls making the same rows run.
     ///
     /// - Complexity: O(M) rows written for M members (their memberships), in one set-based
-    ///   statement.
+    ///   statement; O(k) seeks for a post k messages late.
     private func post(_ message: Message) throws -> Bool {
-        // A taken id inserts nothing (whether or not its chat still exists).
-        guard try insertMessage(message) else { return try isRepeatedPost(message) }
-        let sequence = try logChange(chatID: message.chat, kind: .update)
-        try statements.postToMembers.execute(message.chat, message.sender, sequence, message.sentAt, message.id)
-        return false
-    }
-
-    /// Inserts a posted message; false when its id is taken. Throws `notFound` when its chat
-    /// does not exist (the message's foreign key).
-    private func insertMessage(_ message: Message) throws -> Bool {
-        do {
-            try statements.insertMessage.execute(message.id, message.chat, message.sender, message.text, message.sentAt, message.editedAt)
-        } catch where error.extendedResultCode == .constraintForeignKey {
+        guard let start = try statements.postStart.fetchOne(message.chat, decode: PostStart.init) else {
+            // A taken id is a repeated post, or a conflict, whether or not its chat still exists.
+            if try fetchStoredMessage(id: message.id) != nil { return try isRepeatedPost(message) }
             throw ChatError.notFound(kind: "chat", id: message.chat)
         }
-        return db.changedRowCount != 0
+        let place = if let date = start.newestDate, message.sentAt > date {
+            ChainPlacement(previous: start.head, successor: nil, isLast: true)
+        } else {
+            try placement(of: MessagePosition(sentAt: message.sentAt, id: message.id), head: start.head)
+        }
+        // A taken id inserts nothing.
+        try statements.insertMessage.execute(
+            message.id, message.chat, message.sender, message.text, message.sentAt, message.editedAt, place.previous)
+        guard db.changedRowCount != 0 else { return try isRepeatedPost(message) }
+        let seq = db.lastInsertedRowID
+        if let successor = place.successor { try statements.relinkMessage.execute(successor, seq) }
+        let sequence = try logChange(chatID: message.chat, kind: .update)
+        let isHead = place.successor == nil
+        try statements.postToMembers.execute(message.chat, message.sender, sequence, message.sentAt, place.isLast, seq, isHead)
+        if db.changedRowCount == 0 { try statements.postToChat.execute(message.chat, place.isLast, seq, isHead) }
+        return false
     }
 
     /// True when `message` has the chat, sender, sentAt and first text of the stored message with
@@ -393,12 +403,38 @@ extension ChatDatabase {
         // The chat's last message (and date) falls back to the latest before it when it goes.
         let old = try existingShared(id: message.chatID)
         try statements.deleteMessage.execute(messageID)
-        let shared = old.lastMessage?.id == messageID ? try existingShared(id: message.chatID) : old
+        var shared = old
+        if old.history.last == message.seq {
+            shared.history.last = try firstNotDeleted(from: message.previous)
+            try statements.setChatLast.execute(shared.id, shared.history.last)
+            shared.lastMessage = try shared.history.last.flatMap(lastMessage(seq:))
+            shared.lastMessageDate = shared.lastMessage?.sentAt ?? shared.createdAt
+        }
         let sharedChanged = shared.lastMessage != old.lastMessage || shared.lastMessageDate != old.lastMessageDate
         let unreadForSome = try db.cachedStatement("SELECT 1 FROM membership WHERE chat_id = ?1 AND read_through < ?2 LIMIT 1")
             .fetchValue(Int.self, shared.id, message.arrival) != nil
         guard sharedChanged || unreadForSome else { return }
         let sequence = try logChange(chatID: shared.id, kind: .update)
-        try statements.touchMembers.execute(shared.id, sequence, shared.lastMessageDate, message.arrival, sharedChanged)
+        try statements.touchMembers.execute(
+            shared.id, sequence, shared.lastMessageDate, message.arrival, sharedChanged, shared.history.last)
+    }
+}
+
+/// What a post to a chat starts from (`PreparedStatements.postStart`).
+private struct PostStart {
+    /// The chat's newest message.
+    var head: Int64?
+    /// Its sentAt when it is the chat's last message (a membership's order date), or the chat's
+    /// creation when it has no messages; nil when unknown (a chat without members).
+    var newestDate: Int64?
+
+    init(_ row: Row) {
+        if row.isNull(2) {
+            head = row[3]
+        } else {
+            head = row[0]
+            let last: Int64? = row[1]
+            if head == last { newestDate = row[2] }
+        }
     }
 }

@@ -20,7 +20,7 @@ extension ChatDatabase {
     static func pageSQL(_ access: MembershipAccess) -> String {
         """
         SELECT \(chatColumns)
-        FROM (SELECT chat_id, unread, revision, list, pin_order, muted, last_message_date FROM membership
+        FROM (SELECT chat_id, unread, revision, list, pin_order, muted, last_message_date, last FROM membership
               WHERE \(access.user("?5")) AND list = ?3 AND (?4 = 0 OR unread > 0)
               ORDER BY pin_order DESC, last_message_date DESC, chat_id ASC LIMIT ?1 OFFSET ?2) AS m
         JOIN chat ON chat.id = m.chat_id
@@ -329,26 +329,17 @@ extension ChatDatabase {
         }
     }
 
-    static let messageColumns = "id, chat_id, sender, text, sent_at, edited_at"
-    static let messagePageSQL = """
-        SELECT \(messageColumns) FROM message
-        WHERE chat_id = ?1 AND deleted = 0
-        ORDER BY sent_at DESC, id DESC LIMIT ?2
-        """
-    // A row-value bound, so that the (chat_id, sent_at DESC, id DESC) index seeks to the position.
-    static let messagePageAfterSQL = """
-        SELECT \(messageColumns) FROM message
-        WHERE chat_id = ?1 AND deleted = 0 AND (sent_at, id) < (?3, ?4)
-        ORDER BY sent_at DESC, id DESC LIMIT ?2
-        """
-
     /// A page of a chat's non-deleted messages, newest first by (sentAt, id): those sent before
     /// `before` (exclusive) when given, and after the position `after` when given (both bounds
     /// apply together), at most `limit` of them, with the position to continue after when more
     /// follow.
     ///
+    /// The page is read from the chat's chain of messages (`ChatDatabase+History.swift`).
+    ///
     /// - Throws: `ChatError.notFound` for an unknown chat, `invalidParams` for a limit below 1.
-    /// - Complexity: O(log m + limit) for m messages in the store (an index seek).
+    /// - Complexity: O((limit + deleted messages passed) log m) for m messages in the store,
+    ///   from the newest message or after a page's position; a `before`, or a position that is
+    ///   not a message of the chat, walks from the newest message to it first.
     public func messages(
         chat chatID: String, before: Int64? = nil, after: MessagePosition? = nil, limit: Int
     ) throws -> MessagePage {
@@ -361,16 +352,9 @@ extension ChatDatabase {
             bound = MessagePosition(sentAt: before, id: "")
         }
         return try db.inTransaction(.deferred) {
-            guard try chatExists(chatID) else { throw ChatError.notFound(kind: "chat", id: chatID) }
-            let decode = { (row: Row) in
-                Message(id: row[0], chat: row[1], sender: row[2], text: row[3], sentAt: row[4], editedAt: row[5])
-            }
+            guard let shared = try fetchShared(id: chatID) else { throw ChatError.notFound(kind: "chat", id: chatID) }
             // One more than the page, to know whether another page follows.
-            let fetched = if let bound {
-                try db.cachedStatement(Self.messagePageAfterSQL).fetchAll(chatID, limit + 1, bound.sentAt, bound.id, decode: decode)
-            } else {
-                try db.cachedStatement(Self.messagePageSQL).fetchAll(chatID, limit + 1, decode: decode)
-            }
+            let fetched = try historyPage(chat: chatID, ends: shared.history, after: bound, limit: limit + 1)
             let items = Array(fetched.prefix(limit))
             return MessagePage(items: items, next: fetched.count > limit ? items.last.map(MessagePosition.init(of:)) : nil)
         }

@@ -12,6 +12,9 @@ struct StoredMessage {
     var isDeleted: Bool
     /// The change-log sequence of its post: unread for the members whose read position is below it.
     var arrival: Int64
+    /// Its place in its chat's chain (`ChatDatabase+History.swift`).
+    var seq: Int64
+    var previous: Int64?
 }
 
 /// The fields every member of a chat sees alike.
@@ -21,6 +24,8 @@ struct SharedChat {
     var createdAt: Int64
     var lastMessage: LastMessage?
     var lastMessageDate: Int64
+    /// Where its chain of messages starts.
+    var history = HistoryEnds()
 
     /// The chat as a member with `unread`, `list`… sees it.
     func seen(unread: Int64 = 0, revision: Int64, list: ChatList = .main, pinOrder: Int64 = 0, muted: Bool = false) -> Chat {
@@ -31,12 +36,11 @@ struct SharedChat {
 }
 
 extension ChatDatabase {
-    /// Selects `columns` of the last message of the chat whose id is `chatID` (a parameter or a
-    /// column): its latest non-deleted message by (sentAt, id bytewise), the first of the chat's
-    /// entries in the `message_page` index (a seek). The chat row keeps no copy of it (schema
-    /// version 12).
-    static func lastMessageSQL(_ columns: String, ofChat chatID: String) -> String {
-        "SELECT \(columns) FROM message WHERE chat_id = \(chatID) AND deleted = 0 ORDER BY sent_at DESC, id DESC LIMIT 1"
+    /// The `seq` of the chat `chatID`'s (a parameter or a column) newest message (`head`) or
+    /// last one (`last`, its newest not deleted): its memberships hold it, or its row while it has
+    /// none (schema version 13; the chat row's copy is null while the chat has members).
+    static func historyEndSQL(_ end: String, ofChat chatID: String) -> String {
+        "COALESCE((SELECT \(end) FROM membership WHERE chat_id = \(chatID) LIMIT 1), (SELECT \(end) FROM chat WHERE id = \(chatID)))"
     }
     /// A chat as one member sees it: the chat's columns, its last message's (alias `lm`), then
     /// the membership's (alias `m`), which holds the order date.
@@ -45,14 +49,17 @@ extension ChatDatabase {
         m.unread, m.revision, m.list, m.pin_order, m.muted
         """
     /// Joins the last message of the chat of membership `m`, as `lm`.
-    static let lastMessageJoin = "LEFT JOIN message AS lm ON lm.rowid = (\(lastMessageSQL("rowid", ofChat: "m.chat_id")))"
+    static let lastMessageJoin = "LEFT JOIN message AS lm ON lm.seq = m.last"
     /// The rows `chatColumns` reads from.
     static let memberView = "membership AS m JOIN chat ON chat.id = m.chat_id \(lastMessageJoin)"
     /// A chat's shared fields (`decodeShared`) for chat `?1`: its order date is its last
-    /// message's sentAt, or its creation when it has none (as every membership holds it).
+    /// message's sentAt, or its creation when it has none (as every membership holds it); then
+    /// the `seq` of its newest and last messages.
     static let sharedSQL = """
-        SELECT chat.id, chat.title, chat.created_at, lm.id, lm.sender, lm.text, lm.sent_at, COALESCE(lm.sent_at, chat.created_at)
-        FROM chat LEFT JOIN message AS lm ON lm.rowid = (\(lastMessageSQL("rowid", ofChat: "chat.id")))
+        SELECT chat.id, chat.title, chat.created_at, lm.id, lm.sender, lm.text, lm.sent_at, COALESCE(lm.sent_at, chat.created_at), \
+            ends.head, ends.last
+        FROM chat JOIN (SELECT \(historyEndSQL("head", ofChat: "?1")) AS head, \(historyEndSQL("last", ofChat: "?1")) AS last) AS ends
+        LEFT JOIN message AS lm ON lm.seq = ends.last
         WHERE chat.id = ?1
         """
 
@@ -74,7 +81,9 @@ extension ChatDatabase {
         if !row.isNull(3) {
             lastMessage = LastMessage(id: row[3], sender: row[4], text: row[5], sentAt: row[6])
         }
-        return SharedChat(id: row[0], title: row[1], createdAt: row[2], lastMessage: lastMessage, lastMessageDate: row[7])
+        return SharedChat(
+            id: row[0], title: row[1], createdAt: row[2], lastMessage: lastMessage, lastMessageDate: row[7],
+            history: HistoryEnds(head: row[8], last: row[9]))
     }
 
     /// The chat as `user` sees it; nil when there is no such chat or `user` is not a member.
@@ -98,11 +107,16 @@ extension ChatDatabase {
         try statements.fetchMessage.fetchOne(id) { row in
             StoredMessage(
                 chatID: row[0], sender: row[1], text: row[2], originalText: row[3], sentAt: row[4],
-                editedAt: row[5], isDeleted: row[6], arrival: row[7])
+                editedAt: row[5], isDeleted: row[6], arrival: row[7], seq: row[8], previous: row[9])
         }
     }
 
-    /// The latest non-deleted message of a chat by (sentAt, id).
+    /// The message `seq` as a chat's last message.
+    func lastMessage(seq: Int64) throws -> LastMessage? {
+        try statements.chainMessage.fetchOne(seq) { row in LastMessage(id: row[0], sender: row[2], text: row[3], sentAt: row[4]) }
+    }
+
+    /// The latest non-deleted message of a chat by (sentAt, id): its last message.
     func fetchLatestMessage(chatID: String) throws -> LastMessage? {
         try statements.latestMessage.fetchOne(chatID) { row in
             LastMessage(id: row[0], sender: row[1], text: row[2], sentAt: row[3])
@@ -119,7 +133,7 @@ extension ChatDatabase {
     /// Makes `user` a member of `chat` at change-log sequence `sequence` (its revision and read
     /// position): in `main`, unpinned, unmuted, nothing unread.
     func insertMembership(chat: SharedChat, user: String, sequence: Int64) throws {
-        try statements.insertMembership.execute(chat.id, user, chat.lastMessageDate, sequence)
+        try statements.insertMembership.execute(chat.id, user, chat.lastMessageDate, sequence, chat.history.head, chat.history.last)
         try adjustListTotal(user: user, .main, by: 1)
     }
 

@@ -276,6 +276,65 @@ extension ChatDatabase {
             ALTER TABLE chat DROP COLUMN last_message_sent_at;
             ALTER TABLE chat DROP COLUMN last_message_date;
             """),
+        // A post writes one random page, its chat's memberships: a chat's history is a chain
+        // instead of a leaf of the (chat, sentAt, id) index `message_page`, which every post
+        // wrote (half the random pages a post writes to a store of 1,000,000 chats of one user:
+        // Benchmarks/Results/daemon.md, 2026-12-06). Each message holds the `seq` of the one before
+        // it in its chat by (sentAt, id), deleted or not (`previous`); each membership the chat's
+        // newest (`head`) and its last message, the newest not deleted (`last`); the chat row
+        // holds both only while the chat has no members (kept so by the two triggers). `seq` is
+        // an INTEGER PRIMARY KEY, so that no VACUUM renumbers the chain: the table is rebuilt,
+        // with the rowids it had. Messages lose their foreign key: a chat's removal deletes them
+        // by walking its chain (a cascade would scan the table, which has no index by chat).
+        // `message.unread`, unused since version 6, goes with the rebuild.
+        Migration(version: 13, sql: """
+            ALTER TABLE membership ADD COLUMN head INTEGER;
+            ALTER TABLE membership ADD COLUMN last INTEGER;
+            ALTER TABLE chat ADD COLUMN head INTEGER;
+            ALTER TABLE chat ADD COLUMN last INTEGER;
+            UPDATE membership SET
+                head = (SELECT rowid FROM message WHERE chat_id = membership.chat_id ORDER BY sent_at DESC, id DESC LIMIT 1),
+                last = (SELECT rowid FROM message WHERE chat_id = membership.chat_id AND deleted = 0 ORDER BY sent_at DESC, id DESC LIMIT 1);
+            UPDATE chat SET
+                head = (SELECT rowid FROM message WHERE chat_id = chat.id ORDER BY sent_at DESC, id DESC LIMIT 1),
+                last = (SELECT rowid FROM message WHERE chat_id = chat.id AND deleted = 0 ORDER BY sent_at DESC, id DESC LIMIT 1)
+            WHERE NOT EXISTS (SELECT 1 FROM membership WHERE chat_id = chat.id);
+            CREATE TABLE message_chain (
+                seq INTEGER PRIMARY KEY,
+                id TEXT NOT NULL UNIQUE,
+                chat_id TEXT NOT NULL,
+                sender TEXT NOT NULL,
+                text TEXT NOT NULL,
+                original_text TEXT,
+                sent_at INTEGER NOT NULL,
+                edited_at INTEGER,
+                deleted INTEGER NOT NULL DEFAULT 0,
+                arrival INTEGER NOT NULL DEFAULT 0,
+                previous INTEGER
+            );
+            INSERT INTO message_chain (seq, id, chat_id, sender, text, original_text, sent_at, edited_at, deleted, arrival, previous)
+                SELECT rowid, id, chat_id, sender, text, original_text, sent_at, edited_at, deleted, arrival,
+                    lag(rowid) OVER (PARTITION BY chat_id ORDER BY sent_at, id)
+                FROM message ORDER BY rowid;
+            DROP TABLE message;
+            ALTER TABLE message_chain RENAME TO message;
+            CREATE TRIGGER store_count_message_delete AFTER DELETE ON message WHEN OLD.deleted = 0
+                BEGIN UPDATE store_count SET messages = messages - 1 WHERE id = 0; END;
+            CREATE TRIGGER store_count_message_deleted AFTER UPDATE OF deleted ON message
+                WHEN (OLD.deleted = 0) <> (NEW.deleted = 0)
+                BEGIN UPDATE store_count SET messages = messages + (CASE WHEN NEW.deleted = 0 THEN 1 ELSE -1 END) WHERE id = 0; END;
+            CREATE TRIGGER chat_history_to_first_member AFTER INSERT ON membership
+                WHEN (SELECT head FROM chat WHERE id = NEW.chat_id) IS NOT NULL
+                BEGIN
+                    UPDATE membership SET
+                        head = (SELECT head FROM chat WHERE id = NEW.chat_id), last = (SELECT last FROM chat WHERE id = NEW.chat_id)
+                    WHERE chat_id = NEW.chat_id;
+                    UPDATE chat SET head = NULL, last = NULL WHERE id = NEW.chat_id;
+                END;
+            CREATE TRIGGER chat_history_from_last_member AFTER DELETE ON membership
+                WHEN NOT EXISTS (SELECT 1 FROM membership WHERE chat_id = OLD.chat_id)
+                BEGIN UPDATE chat SET head = OLD.head, last = OLD.last WHERE id = OLD.chat_id; END;
+            """),
     ]
 
     static var latestSchemaVersion: Int { migrations.last!.version }

@@ -12,13 +12,24 @@ extension ChatDatabase {
         let fetchMessage: Statement
         /// The latest non-deleted message of a chat by (sentAt, id): its last message.
         let latestMessage: Statement
+        /// Where a post to chat ?1 starts (`PostStart`): a membership's `head`, `last` and order
+        /// date, and the chat row's `head` (that of a chat without members); no row when there is
+        /// no such chat.
+        let postStart: Statement
+        /// A message's place in its chain (`ChainLink`), by `seq`.
+        let chainLink: Statement
+        /// A message and its place in its chain, by `seq`.
+        let chainMessage: Statement
+        /// Message ?1 follows message ?2 in its chat (a late post went in before it).
+        let relinkMessage: Statement
         let insertChange: Statement
         /// Adds ?1 messages to the store's count (`countPostedMessages`).
         let countMessages: Statement
         let insertChat: Statement
         let setTitle: Statement
         /// Inserts nothing when the id is taken (`changedRowCount` is 0 then). The message's
-        /// `arrival` is the sequence of the change-log row its post appends next.
+        /// `arrival` is the sequence of the change-log row its post appends next; ?7 the message
+        /// before it in its chat.
         let insertMessage: Statement
         let editMessage: Statement
         let deleteMessage: Statement
@@ -33,21 +44,21 @@ extension ChatDatabase {
         let adjustListTotal: Statement
         /// Adds ?2 to the size of the list of each member of chat ?1.
         let adjustMemberListTotals: Statement
-        /// A post (chat ?1, sender ?2, its change-log sequence ?3, sentAt ?4, message ?5), for
+        /// A post (chat ?1, sender ?2, its change-log sequence ?3, sentAt ?4, `seq` ?6), for
         /// every member: one more unread and a new revision for each but the sender, who has read
         /// the chat through it (unread 0, read position ?3, and a new revision only when the row
         /// shows something new: an unread count that was not 0, or the post as the last message);
-        /// for all, the post's sentAt as the order date when it is the chat's last message now.
-        ///
-        /// It is when it comes after the order date the row held (that of the chat's last
-        /// message, or of its creation when it had none), and otherwise only when the message
-        /// index says so (a late post, or a tie of sentAt): `CASE` tests the date first and
-        /// reads the index only then, once for all rows (a read before every post cost the
-        /// daemon 7% of its throughput).
+        /// for all, when the post is the chat's last message now (?5), the post's sentAt as the
+        /// order date and the post as `last`; when it is the chat's newest message (?7), as `head`.
         let postToMembers: Statement
-        /// A change of the chat's shared fields: a new revision (and order date) for every member,
-        /// one unread fewer for those whose read position is below `?4` (a deleted message's arrival);
-        /// only those when `?5` is false (the shared fields stayed).
+        /// The same for a chat without members, whose row holds its history's ends (chat ?1,
+        /// last ?2, `seq` ?3, newest ?4).
+        let postToChat: Statement
+        /// The last message (?2) of chat ?1 while it has no members.
+        let setChatLast: Statement
+        /// A change of the chat's shared fields: a new revision (and order date ?3, last message
+        /// ?6) for every member, one unread fewer for those whose read position is below `?4` (a
+        /// deleted message's arrival); only those when `?5` is false (the shared fields stayed).
         let touchMembers: Statement
         /// A user's pinned chats of a list, top first (user, list).
         let pinnedChats: Statement
@@ -59,25 +70,34 @@ extension ChatDatabase {
             chatExists = try db.makeStatement("SELECT 1 FROM chat WHERE id = ?1")
             userExists = try db.makeStatement("SELECT 1 FROM user WHERE id = ?1")
             fetchMessage = try db.makeStatement("""
-                SELECT chat_id, sender, text, COALESCE(original_text, text), sent_at, edited_at, deleted, arrival
+                SELECT chat_id, sender, text, COALESCE(original_text, text), sent_at, edited_at, deleted, arrival, seq, previous
                 FROM message WHERE id = ?1
                 """)
-            latestMessage = try db.makeStatement(ChatDatabase.lastMessageSQL("id, sender, text, sent_at", ofChat: "?1"))
+            latestMessage = try db.makeStatement(
+                "SELECT id, sender, text, sent_at FROM message WHERE seq = \(ChatDatabase.historyEndSQL("last", ofChat: "?1"))")
+            postStart = try db.makeStatement("""
+                SELECT m.head, m.last, m.last_message_date, chat.head
+                FROM chat LEFT JOIN membership AS m ON m.chat_id = chat.id WHERE chat.id = ?1 LIMIT 1
+                """)
+            chainLink = try db.makeStatement("SELECT sent_at, id, deleted, previous FROM message WHERE seq = ?1")
+            chainMessage = try db.makeStatement(
+                "SELECT id, chat_id, sender, text, sent_at, edited_at, deleted, previous FROM message WHERE seq = ?1")
+            relinkMessage = try db.makeStatement("UPDATE message SET previous = ?2 WHERE seq = ?1")
             insertChange = try db.makeStatement("INSERT INTO change_log (chat_id, kind, user_id) VALUES (?1, ?2, ?3)")
             countMessages = try db.makeStatement("UPDATE store_count SET messages = messages + ?1 WHERE id = 0")
             insertChat = try db.makeStatement("INSERT INTO chat (id, title, created_at) VALUES (?1, ?2, ?3)")
             setTitle = try db.makeStatement("UPDATE chat SET title = ?2 WHERE id = ?1")
             insertMessage = try db.makeStatement("""
-                INSERT INTO message (id, chat_id, sender, text, original_text, sent_at, edited_at, arrival)
-                VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6, COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'change_log'), 0) + 1)
+                INSERT INTO message (id, chat_id, sender, text, original_text, sent_at, edited_at, arrival, previous)
+                VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6, COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'change_log'), 0) + 1, ?7)
                 ON CONFLICT (id) DO NOTHING
                 """)
             editMessage = try db.makeStatement("UPDATE message SET text = ?2, edited_at = ?3 WHERE id = ?1")
             deleteMessage = try db.makeStatement("UPDATE message SET deleted = 1 WHERE id = ?1")
             removeChat = try db.makeStatement("DELETE FROM chat WHERE id = ?1")
             insertMembership = try db.makeStatement("""
-                INSERT INTO membership (chat_id, user_id, list, pin_order, last_message_date, unread, read_through, muted, revision, joined, chat_rowid)
-                VALUES (?1, ?2, 'main', 0, ?3, 0, ?4, 0, ?4, ?4, (SELECT rowid FROM chat WHERE id = ?1))
+                INSERT INTO membership (chat_id, user_id, list, pin_order, last_message_date, unread, read_through, muted, revision, joined, chat_rowid, head, last)
+                VALUES (?1, ?2, 'main', 0, ?3, 0, ?4, 0, ?4, ?4, (SELECT rowid FROM chat WHERE id = ?1), ?5, ?6)
                 """)
             updateMemberState = try db.makeStatement("""
                 UPDATE membership SET unread = ?3, muted = ?4, revision = ?5, read_through = COALESCE(?6, read_through)
@@ -97,17 +117,20 @@ extension ChatDatabase {
                 FROM (SELECT user_id, list FROM membership WHERE chat_id = ?1) AS share
                 WHERE list_counter.user_id = share.user_id AND list_counter.list = share.list
                 """)
-            let moved = "(?4 > last_message_date OR (\(ChatDatabase.lastMessageSQL("id = ?5", ofChat: "?1"))))"
             postToMembers = try db.makeStatement("""
                 UPDATE membership SET
                     unread = IIF(user_id = ?2, 0, unread + 1),
                     read_through = IIF(user_id = ?2, ?3, read_through),
-                    revision = CASE WHEN user_id = ?2 AND unread = 0 AND NOT \(moved) THEN revision ELSE ?3 END,
-                    last_message_date = CASE WHEN \(moved) THEN ?4 ELSE last_message_date END
+                    revision = IIF(user_id = ?2 AND unread = 0 AND NOT ?5, revision, ?3),
+                    last_message_date = IIF(?5, ?4, last_message_date),
+                    last = IIF(?5, ?6, last),
+                    head = IIF(?7, ?6, head)
                 WHERE chat_id = ?1
                 """)
+            postToChat = try db.makeStatement("UPDATE chat SET last = IIF(?2, ?3, last), head = IIF(?4, ?3, head) WHERE id = ?1")
+            setChatLast = try db.makeStatement("UPDATE chat SET last = ?2 WHERE id = ?1 AND head IS NOT NULL")
             touchMembers = try db.makeStatement("""
-                UPDATE membership SET revision = ?2, last_message_date = ?3, unread = unread - (read_through < ?4)
+                UPDATE membership SET revision = ?2, last_message_date = ?3, unread = unread - (read_through < ?4), last = ?6
                 WHERE chat_id = ?1 AND (?5 OR read_through < ?4)
                 """)
             pinnedChats = try db.makeStatement("""

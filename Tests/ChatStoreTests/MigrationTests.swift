@@ -124,7 +124,7 @@ import TestSupport
         let store = try ChatDatabase(path: path)
         let db = try Database(path: path)
         let columns = try db.makeStatement("SELECT name FROM pragma_table_info('chat') ORDER BY cid").fetchAll { row -> String in row[0] }
-        #expect(columns == ["id", "title", "created_at"])
+        #expect(!columns.contains { $0.hasPrefix("last_message") }, "\(columns)")
         let two = LastMessage(id: "m2", sender: "bob", text: "two", sentAt: 7)
         #expect(try store.allChats().chats.map(\.lastMessage) == [two, nil])
         #expect(try store.chat(id: "a", user: "ann")?.lastMessage == two)
@@ -132,6 +132,57 @@ import TestSupport
         try store.apply(.addMembers(chat: "c", users: ["ann"]))
         #expect(try store.chat(id: "c", user: "ann")?.lastMessage == LastMessage(id: "m3", sender: "bob", text: "three", sentAt: 8))
         #expect(try store.chat(id: "c", user: "ann")?.lastMessageDate == 8)
+    }
+
+    /// Schema version 13: each chat's history becomes a chain (`message.previous`, the ends in
+    /// the memberships or, for a chat without members, in its row), the (chat, sentAt, id) index
+    /// and the messages' foreign key go, the messages keep their rowids as `seq`.
+    @Test func aChatsHistoryBecomesAChain() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("v12.sqlite")
+        // Chat a: m3 (deleted, newest), m2, m1 and m0 inserted out of order; b: none; c: no members.
+        try Self.makeFile(path, atVersion: 12, """
+            INSERT INTO user (id, name, created_at) VALUES ('ann', 'Ann', 0);
+            INSERT INTO chat (id, title, created_at) VALUES ('a', 'A', 0), ('b', 'B', 3), ('c', 'C', 0);
+            INSERT INTO message (id, chat_id, sender, text, original_text, sent_at, arrival, deleted)
+                VALUES ('m2', 'a', 'bob', 'two', 'two', 7, 2, 0), ('m1', 'a', 'bob', 'one', 'one', 6, 1, 0),
+                       ('n1', 'c', 'bob', 'c1', 'c1', 8, 3, 0), ('m3', 'a', 'bob', 'three', 'three', 9, 4, 1),
+                       ('m0', 'a', 'bob', 'zero', 'zero', 6, 5, 0), ('n0', 'c', 'bob', 'c0', 'c0', 2, 6, 0);
+            UPDATE store_count SET chats = 3, messages = 5;
+            INSERT INTO membership (chat_id, user_id, list, pin_order, last_message_date, unread, read_through, revision, joined)
+                VALUES ('a', 'me', 'main', 0, 7, 0, 9, 4, 0), ('a', 'ann', 'main', 0, 7, 0, 9, 4, 0),
+                       ('b', 'me', 'main', 0, 3, 0, 0, 5, 0);
+            UPDATE list_counter SET total = 2 WHERE user_id = 'me' AND list = 'main';
+            INSERT INTO list_counter (user_id, list, total) VALUES ('ann', 'main', 1), ('ann', 'archive', 0);
+            """)
+        let store = try ChatDatabase(path: path)
+        let db = try Database(path: path)
+        let indexes = try db.makeStatement("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'message'")
+            .fetchAll { row -> String in row[0] }
+        #expect(!indexes.contains("message_page") && indexes.count == 1, "\(indexes)")  // the unique ids' alone
+        #expect(try db.makeStatement("SELECT COUNT(*) FROM pragma_foreign_key_list('message')").fetchValue(Int.self) == 0)
+        // The rowids stay; each message points at the one before it by (sentAt, id).
+        let chain = try db.makeStatement("SELECT id, seq, (SELECT id FROM message AS p WHERE p.seq = message.previous) FROM message ORDER BY seq")
+            .fetchAll { row -> String in "\(row[0] as String)@\(row[1] as Int64)<\(row[2] as String? ?? "-")" }
+        #expect(chain == ["m2@1<m1", "m1@2<m0", "n1@3<n0", "m3@4<m2", "m0@5<-", "n0@6<-"])
+        let ends = try db.makeStatement("SELECT chat_id || ':' || COALESCE(head, '-') || ':' || COALESCE(last, '-') FROM membership ORDER BY chat_id, user_id")
+            .fetchAll { row -> String in row[0] }
+        #expect(ends == ["a:4:1", "a:4:1", "b:-:-"])
+        #expect(try db.makeStatement("SELECT COALESCE(head, '-') || ':' || COALESCE(last, '-') FROM chat ORDER BY id").fetchAll { row -> String in row[0] }
+            == ["-:-", "-:-", "3:3"])
+        #expect(try store.stats().messages == 5)
+        #expect(try store.messages(chat: "a", limit: 10).items.map(\.id) == ["m2", "m1", "m0"])
+        #expect(try store.chat(id: "a", user: "ann")?.lastMessage == LastMessage(id: "m2", sender: "bob", text: "two", sentAt: 7))
+        // Posts go on from there: a late one between m1 and m2, a new last one, a join of c.
+        try store.apply(.postMessage(Message(id: "m9", chat: "a", sender: "bob", text: "late", sentAt: 6)))
+        try store.apply(.postMessage(Message(id: "m4", chat: "a", sender: "bob", text: "four", sentAt: 10)))
+        #expect(try store.messages(chat: "a", limit: 10).items.map(\.id) == ["m4", "m2", "m9", "m1", "m0"])
+        try store.apply(.addMembers(chat: "c", users: ["ann"]))
+        #expect(try store.chat(id: "c", user: "ann")?.lastMessage?.id == "n1")
+        #expect(try store.chat(id: "c", user: "ann")?.lastMessageDate == 8)
+        try store.apply(.removeChat(id: "a"))
+        #expect(try db.makeStatement("SELECT group_concat(id) FROM (SELECT id FROM message ORDER BY seq)").fetchValue(String.self) == "n1,n0")
+        #expect(try store.stats().messages == 2)
     }
 
     @Test func aDatabaseFromANewerVersionIsRefused() throws {

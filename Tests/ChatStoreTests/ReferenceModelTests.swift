@@ -132,6 +132,27 @@ import TestSupport
             let expected = model.messages.values.filter { $0.message.chat == id && !$0.isDeleted }.map(\.message)
                 .sorted { $0.sentAt != $1.sentAt ? $0.sentAt > $1.sentAt : ReferenceModel.byteLess($1.id, $0.id) }
             #expect(try store.messages(chat: id, before: nil, limit: 1000).items == expected)
+            // Page by page, from each page's position, and from any date or position, as the chain
+            // is walked (schema version 13).
+            let limit = Int.random(in: 1...4, using: &source.random)
+            var paged: [Message] = []
+            var next: MessagePosition?
+            repeat {
+                let page = try store.messages(chat: id, after: next, limit: limit)
+                paged += page.items
+                next = page.next
+            } while next != nil && paged.count <= expected.count
+            #expect(paged == expected, "seed \(seed): pages of \(id)")
+            for _ in 0..<4 {
+                let before = Int64.random(in: -1...62, using: &source.random)
+                #expect(try store.messages(chat: id, before: before, limit: 3).items == Array(expected.filter { $0.sentAt < before }.prefix(3)))
+                // A message's own position (continued from it), or any (walked to).
+                let position = Bool.random(using: &source.random) && !expected.isEmpty
+                    ? MessagePosition(of: expected[Int.random(in: 0..<expected.count, using: &source.random)])
+                    : MessagePosition(sentAt: Int64.random(in: 0...60, using: &source.random), id: source.messageID())
+                let after = expected.filter { $0.sentAt < position.sentAt || ($0.sentAt == position.sentAt && ReferenceModel.byteLess($0.id, position.id)) }
+                #expect(try store.messages(chat: id, after: position, limit: 3).items == Array(after.prefix(3)), "after \(position)")
+            }
         }
         #expect(try store.stats().messages == model.messages.values.filter { !$0.isDeleted }.count)
     }

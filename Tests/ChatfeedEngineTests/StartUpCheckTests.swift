@@ -9,10 +9,9 @@ import TestSupport
 /// the start"): reads are answered while it runs, nothing is written before it has passed, and a
 /// file it finds damaged gets no write at all — its reads are served, its writes refused.
 @Suite struct StartUpCheckTests {
-    /// A database of 3,000 chats with one page overwritten, the sixth: the index of message ids,
-    /// which no read of a list needs (the seventh, the message index, is read for every chat's
-    /// last message since schema version 12). Its lists still load, and `PRAGMA quick_check` finds
-    /// the page.
+    /// A database of 3,000 chats with one page overwritten, the 21st: the index of message ids,
+    /// which no read of a list needs (since schema version 13 it is the last table's made by the
+    /// migrations of a new file). Its lists still load, and `PRAGMA quick_check` finds the page.
     private static func damagedStore(in directory: TemporaryDirectory) throws -> String {
         let path = directory.path("damaged.sqlite")
         let store = try ChatDatabase(path: path)
@@ -20,7 +19,7 @@ import TestSupport
             _ = try result.get()
         }
         #expect(try store.checkpoint(truncate: true))
-        try scribbleOverPage(5, ofFile: path)
+        try scribbleOverPage(20, ofFile: path)
         return path
     }
 

@@ -88,8 +88,8 @@ public final class TemporaryDirectory: @unchecked Sendable {
 }
 
 /// Overwrites the 4 KiB page `page` (from 0) of the file at `path` with 0xA5 bytes: a damaged
-/// database for `PRAGMA quick_check` to find (page 5 of a store of 3,000 chats without messages,
-/// the index of message ids: its lists still load; page 6 holds the message index they read).
+/// database for `PRAGMA quick_check` to find (page 20 of a store of 3,000 chats without
+/// messages, the index of message ids: its lists still load).
 public func scribbleOverPage(_ page: Int, ofFile path: String) throws {
     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
     try handle.seek(toOffset: UInt64(4096 * page))
