@@ -120,7 +120,7 @@ let package = Package(
             "ChatfeedClient", "ChatfeedUIKit", "ChatModel", "ListDiff", "JSONCodec", "WireProtocol", "TestSupport", "chatfeedd",
         ]),
         .testTarget(name: "ChatfeedEngineTests", dependencies: [
-            "ChatfeedEngine", "ChatfeedConfig", "ChatStore", "ChatModel", "JSONCodec", "ListDiff", "WireProtocol", "TestSupport",
+            "ChatfeedEngine", "ChatfeedConfig", "ChatStore", "ChatModel", "JSONCodec", "ListDiff", "SQLite", "WireProtocol", "TestSupport",
         ]),
         .testTarget(name: "ChatfeedGatewayTests", dependencies: [
             "ChatfeedGateway", "ChatfeedEngine", "ChatfeedClient", "ChatfeedConfig", "ChatModel", "ListDiff", "JSONCodec",

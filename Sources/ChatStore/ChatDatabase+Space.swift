@@ -28,6 +28,15 @@ extension ChatDatabase {
         }
     }
 
+    /// The page size of a new database file. A post writes one random page of a large store
+    /// (its chat's memberships: schema version 13), and a checkpoint writes a page smaller than
+    /// the file system's 4 KiB block as a whole block: 2 KiB pages took the bytes a post writes to
+    /// storage at 1,000,000 chats from 8.6 to 6.5 KB, and raw posts/s up by a third
+    /// (Benchmarks/Results/daemon.md, 2026-12-06). 1 KiB would write less again, but doubles the
+    /// pages a quick check reads. A file keeps the page size it was made with (a `VACUUM` outside
+    /// WAL mode changes it: docs/DECISIONS.md, "A post writes one random page").
+    public static let newFilePageSize = 2048
+
     /// The connection's page size in bytes (`PRAGMA page_size`).
     static func pageSize(_ db: Database) throws -> Int64 {
         try db.cachedStatement("PRAGMA page_size").fetchValue(Int64.self) ?? 4096

@@ -169,6 +169,8 @@ public final class ChatDatabase {
 
     private static func configure(_ db: Database, path: String, options: StoreOptions) throws {
         db.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
+        // Before anything is written: it takes effect on a new (empty) file only.
+        if !options.readOnly { try db.execute("PRAGMA page_size = \(newFilePageSize)") }
         try db.execute("PRAGMA foreign_keys = ON")
         // Each event's savepoint keeps a sub-journal; in a temporary file it costs a write call
         // per page (issue 18: 51 KB handed to write calls per post instead of 6.4 KB).

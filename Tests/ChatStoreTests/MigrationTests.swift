@@ -161,6 +161,8 @@ import TestSupport
             .fetchAll { row -> String in row[0] }
         #expect(!indexes.contains("message_page") && indexes.count == 1, "\(indexes)")  // the unique ids' alone
         #expect(try db.makeStatement("SELECT COUNT(*) FROM pragma_foreign_key_list('message')").fetchValue(Int.self) == 0)
+        // A file keeps the page size it was made with.
+        #expect(try db.makeStatement("PRAGMA page_size").fetchValue(Int.self) == 4096)
         // The rowids stay; each message points at the one before it by (sentAt, id).
         let chain = try db.makeStatement("SELECT id, seq, (SELECT id FROM message AS p WHERE p.seq = message.previous) FROM message ORDER BY seq")
             .fetchAll { row -> String in "\(row[0] as String)@\(row[1] as Int64)<\(row[2] as String? ?? "-")" }
@@ -199,6 +201,7 @@ import TestSupport
         let db = try Database(path: test.path)
         #expect(try db.makeStatement("PRAGMA user_version").fetchValue(Int.self) == ChatDatabase.latestSchemaVersion)
         #expect(try db.makeStatement("PRAGMA journal_mode").fetchValue(String.self) == "wal")
+        #expect(try db.makeStatement("PRAGMA page_size").fetchValue(Int.self) == ChatDatabase.newFilePageSize)
         // A user's memberships through `membership_user`, or by a scan that takes no index.
         func plan(_ sql: String) throws -> String {
             try db.makeStatement("EXPLAIN QUERY PLAN \(sql)").fetchAll { row -> String in row[3] }.joined(separator: "; ")

@@ -133,11 +133,11 @@ import Testing
         // left at, so that a command's store does not empty a daemon's log; off with checkpoints.
         #expect(try TestStore().store.escapedLogBytes == 4 * ChatDatabase.maxWriteAheadLogBytes)
         #expect(try TestStore(options: StoreOptions(autoCheckpointPages: 100_000)).store.escapedLogBytes
-            == 4 * 100_000 * (4096 + 24))
+            == 4 * 100_000 * (Int64(ChatDatabase.newFilePageSize) + 24))
         #expect(try TestStore(options: StoreOptions(autoCheckpointPages: 0)).store.escapedLogBytes == nil)
         // A bound of a small log, so that the test writes little.
         let test = try TestStore(options: StoreOptions(durability: .normal, autoCheckpointPages: 32))
-        let bound: Int64 = 4 * 32 * (4096 + 24)
+        let bound: Int64 = 4 * 32 * (Int64(ChatDatabase.newFilePageSize) + 24)
         test.store.escapedLogBytes = bound
         try Self.setUp(test.store)
         func walSize() throws -> Int64 { Int64(try fileSize(test.path + "-wal")) }

@@ -29,7 +29,7 @@ import Testing
         // The handle is the log's (a header and whole frames), not the database file's (pages).
         let logSize = try log.size()
         #expect(logSize > 0 && logSize == CheckpointTests.fileSize(path + "-wal"))
-        #expect((logSize - 32) % (4096 + 24) == 0, "\(logSize)")
+        #expect((logSize - 32) % (Int64(ChatDatabase.newFilePageSize) + 24) == 0, "\(logSize)")
         // From another thread, while the connection goes on reading.
         let synced = Mutex<Result<Void, SQLiteError>?>(nil)
         let thread = Thread { synced.withLock { $0 = Result { try log.sync() }.mapError { $0 as! SQLiteError } } }

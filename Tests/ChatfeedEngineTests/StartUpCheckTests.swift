@@ -2,6 +2,7 @@ import ChatfeedEngine
 import ChatStore
 import Foundation
 import JSONCodec
+import SQLite
 import Testing
 import TestSupport
 
@@ -9,9 +10,9 @@ import TestSupport
 /// the start"): reads are answered while it runs, nothing is written before it has passed, and a
 /// file it finds damaged gets no write at all — its reads are served, its writes refused.
 @Suite struct StartUpCheckTests {
-    /// A database of 3,000 chats with one page overwritten, the 21st: the index of message ids,
-    /// which no read of a list needs (since schema version 13 it is the last table's made by the
-    /// migrations of a new file). Its lists still load, and `PRAGMA quick_check` finds the page.
+    /// A database of 3,000 chats with one page overwritten, the root of the index of message
+    /// ids (empty), which no read of a list needs. Its lists still load, and `PRAGMA
+    /// quick_check` finds the page.
     private static func damagedStore(in directory: TemporaryDirectory) throws -> String {
         let path = directory.path("damaged.sqlite")
         let store = try ChatDatabase(path: path)
@@ -19,8 +20,14 @@ import TestSupport
             _ = try result.get()
         }
         #expect(try store.checkpoint(truncate: true))
-        try scribbleOverPage(20, ofFile: path)
+        try scribbleOverTheMessageIDIndex(path)
         return path
+    }
+
+    private static func scribbleOverTheMessageIDIndex(_ path: String) throws {
+        let root = try #require(try Database(path: path).makeStatement("SELECT rootpage FROM sqlite_master WHERE name = 'sqlite_autoindex_message_1'")
+            .fetchValue(Int.self))
+        try scribbleOverPage(root - 1, ofFile: path)
     }
 
     @Test func aDamagedFileIsReadButNotWritten() async throws {
@@ -101,8 +108,8 @@ import TestSupport
         #expect(try await firstWrite("n2")["error"] == nil, "the record was trusted")
         #expect(CleanStopRecord.matches(databaseAt: path), "and written again at the stop")
 
-        // A change to the file after the record brings the check back.
-        try scribbleOverPage(6, ofFile: path)
+        // A change to the file after the record (here its times) brings the check back.
+        try Self.scribbleOverTheMessageIDIndex(path)
         #expect(try await firstWrite("n3")["error"]?["code"] == .integer(-32006))
         #expect(!FileManager.default.fileExists(atPath: record))
     }

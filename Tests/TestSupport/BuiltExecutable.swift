@@ -87,12 +87,15 @@ public final class TemporaryDirectory: @unchecked Sendable {
     }
 }
 
-/// Overwrites the 4 KiB page `page` (from 0) of the file at `path` with 0xA5 bytes: a damaged
-/// database for `PRAGMA quick_check` to find (page 20 of a store of 3,000 chats without
-/// messages, the index of message ids: its lists still load).
+/// Overwrites page `page` (from 0) of the file at `path` with 0xA5 bytes: a damaged
+/// database for `PRAGMA quick_check` to find.
 public func scribbleOverPage(_ page: Int, ofFile path: String) throws {
+    // The page size: bytes 16-17 of the file's header, big-endian (1 for 65,536).
+    let header = try Data(contentsOf: URL(fileURLWithPath: path)).prefix(18)
+    let size = Int(header[16]) << 8 | Int(header[17])
+    let pageSize = size == 1 ? 65_536 : size
     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-    try handle.seek(toOffset: UInt64(4096 * page))
-    try handle.write(contentsOf: Data(repeating: 0xA5, count: 4096))
+    try handle.seek(toOffset: UInt64(pageSize * page))
+    try handle.write(contentsOf: Data(repeating: 0xA5, count: pageSize))
     try handle.close()
 }

@@ -99,7 +99,7 @@ let benchmarks: @Sendable () -> Void = {
 }
 
 /// SQL that makes `chats` chats (`n(i)` must count them), each with one message, and a temporary
-/// table `last (chat_id, date)` of each chat's order date for the memberships.
+/// table `last (chat_id, date, seq)` of each chat's order date and message for the memberships.
 func lastMessagesSQL(chats: Int) -> String {
     """
     INSERT INTO chat (id, title, created_at)
@@ -108,7 +108,7 @@ func lastMessagesSQL(chats: Int) -> String {
     SELECT 'msg-' || rowid, id, 'user-' || (rowid % 97), 'the last message of chat ' || rowid || ', a line of text',
            'the last message of chat ' || rowid || ', a line of text', 1000000 + (rowid * 104729) % 5000000
     FROM chat;
-    CREATE TEMP TABLE last AS SELECT chat.rowid AS chat_rowid, chat.id AS chat_id, message.sent_at AS date
+    CREATE TEMP TABLE last AS SELECT chat.rowid AS chat_rowid, chat.id AS chat_id, message.sent_at AS date, message.seq AS seq
         FROM chat JOIN message ON message.chat_id = chat.id;
     """
 }
@@ -131,8 +131,8 @@ final class UserListsFixture {
                 WHERE id <> 'me';
             WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < \(Self.chats))
             \(lastMessagesSQL(chats: Self.chats))
-            INSERT INTO membership (chat_id, user_id, last_message_date, unread, read_through, revision, joined, chat_rowid)
-            SELECT chat_id, 'user-' || (chat_rowid % 10), date, chat_rowid % 3, 0, chat_rowid, 0, chat_rowid FROM last;
+            INSERT INTO membership (chat_id, user_id, last_message_date, unread, read_through, revision, joined, chat_rowid, head, last)
+            SELECT chat_id, 'user-' || (chat_rowid % 10), date, chat_rowid % 3, 0, chat_rowid, 0, chat_rowid, seq, seq FROM last;
             UPDATE list_counter SET total = 10000 WHERE list = 'main' AND user_id <> 'me';
             COMMIT;
             """)
@@ -202,8 +202,8 @@ struct BenchmarkFailure: Error, CustomStringConvertible {
 }
 
 /// A store with 1,000 chats that takes message posts, either through `ChatDatabase` or through raw
-/// libsqlite3 calls that write the same rows (message, chat update, change-log row, the
-/// membership of `me`).
+/// libsqlite3 calls that read and write the same rows (the chat's newest message, the message,
+/// the change-log row, the membership of `me`).
 final class IngestFixture {
     static let chatCount = 1000
     let path: String
@@ -224,10 +224,11 @@ final class IngestFixture {
         try exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000")
         if let cacheSizeKiB { try exec("PRAGMA cache_size = -\(cacheSizeKiB)") }
         for sql in [
-            "INSERT INTO message (id, chat_id, sender, text, original_text, sent_at) VALUES (?1, ?2, ?3, ?4, ?4, ?5)",
+            "SELECT m.head FROM chat LEFT JOIN membership AS m ON m.chat_id = chat.id WHERE chat.id = ?1 LIMIT 1",
+            "INSERT INTO message (id, chat_id, sender, text, original_text, sent_at, previous) VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6)",
             "INSERT INTO change_log (chat_id, kind) VALUES (?1, 'update')",
             """
-            UPDATE membership SET unread = unread + 1, revision = ?3, last_message_date = ?2
+            UPDATE membership SET unread = unread + 1, revision = ?3, last_message_date = ?2, head = ?4, last = ?4
             WHERE chat_id = ?1 AND user_id = 'me'
             """,
             "BEGIN IMMEDIATE", "COMMIT",
@@ -269,24 +270,31 @@ final class IngestFixture {
     }
 
     func insertRaw(count: Int, groupSize: Int) throws {
-        let insertMessage = rawStatements[0], insertChange = rawStatements[1]
-        let updateMembership = rawStatements[2], begin = rawStatements[3], commit = rawStatements[4]
+        let readHead = rawStatements[0], insertMessage = rawStatements[1], insertChange = rawStatements[2]
+        let updateMembership = rawStatements[3], begin = rawStatements[4], commit = rawStatements[5]
         var inGroup = 0
         for _ in 0..<count {
             if inGroup == 0 { try step(begin) }
             let message = nextMessage()
+            try bind(readHead, 1, message.chat)
+            guard sqlite3_step(readHead) == SQLITE_ROW else { throw BenchmarkFailure(description: "no chat \(message.chat)") }
+            let head = sqlite3_column_type(readHead, 0) == SQLITE_NULL ? nil : Optional(sqlite3_column_int64(readHead, 0))
+            sqlite3_reset(readHead)
             try bind(insertMessage, 1, message.id)
             try bind(insertMessage, 2, message.chat)
             try bind(insertMessage, 3, message.sender)
             try bind(insertMessage, 4, message.text)
             sqlite3_bind_int64(insertMessage, 5, message.sentAt)
+            if let head { sqlite3_bind_int64(insertMessage, 6, head) } else { sqlite3_bind_null(insertMessage, 6) }
             try step(insertMessage)
+            let seq = sqlite3_last_insert_rowid(raw)
             revision += 1
             try bind(insertChange, 1, message.chat)
             try step(insertChange)
             try bind(updateMembership, 1, message.chat)
             sqlite3_bind_int64(updateMembership, 2, message.sentAt)
             sqlite3_bind_int64(updateMembership, 3, revision)
+            sqlite3_bind_int64(updateMembership, 4, seq)
             try step(updateMembership)
             inGroup += 1
             if inGroup == groupSize {
@@ -332,8 +340,8 @@ final class BigListFixture {
             BEGIN;
             WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < \(chats))
             \(lastMessagesSQL(chats: chats))
-            INSERT INTO membership (chat_id, user_id, last_message_date, unread, read_through, revision, joined, chat_rowid)
-            SELECT chat_id, 'me', date, chat_rowid % 5, 0, chat_rowid, 0, chat_rowid FROM last;
+            INSERT INTO membership (chat_id, user_id, last_message_date, unread, read_through, revision, joined, chat_rowid, head, last)
+            SELECT chat_id, 'me', date, chat_rowid % 5, 0, chat_rowid, 0, chat_rowid, seq, seq FROM last;
             -- The list's size, as the store keeps it (a load reserves room for it).
             INSERT OR REPLACE INTO list_counter SELECT 'me', 'main', count(*) FROM membership WHERE user_id = 'me';
             COMMIT;
@@ -382,8 +390,7 @@ final class BigListFixture {
             SELECT chat.id, chat.title, chat.created_at, lm.id, lm.sender, lm.text, lm.sent_at, m.last_message_date,
                    m.unread, m.revision, m.list, m.pin_order, m.muted
             FROM membership AS m JOIN chat ON chat.id = m.chat_id
-            LEFT JOIN message AS lm ON lm.rowid = (SELECT rowid FROM message WHERE chat_id = m.chat_id AND deleted = 0
-                                                   ORDER BY sent_at DESC, id DESC LIMIT 1)
+            LEFT JOIN message AS lm ON lm.seq = m.last
             WHERE +m.user_id = 'me'
             """, -1, &statement, nil)
         defer { sqlite3_finalize(statement) }

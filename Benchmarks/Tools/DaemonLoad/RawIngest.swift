@@ -88,17 +88,21 @@ func runRawIngest(_ o: RawIngestOptions, run: Int) throws -> RawIngestResult {
     var statements: [OpaquePointer?] = []
     defer { statements.forEach { sqlite3_finalize($0) } }
     for sql in [
-        // Schema version 12: the message, the change-log row, then the membership of every
-        // member but the sender (here `me` alone), which holds the order date (no chat row: the
-        // last message is read from the message index; the list's unread counters are summed
+        // Schema version 13: the chat's newest message (a membership's `head`, which the
+        // chat's existence check reads), the message after it in its chain, the change-log row,
+        // then the membership of every member but the sender (here `me` alone), which holds the
+        // order date and the chain's ends (no chat row; the list's unread counters are summed
         // when read).
         """
-        INSERT INTO message (id, chat_id, sender, text, original_text, sent_at, arrival)
-        VALUES (?1, ?2, ?3, ?4, ?4, ?5, COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'change_log'), 0) + 1)
+        SELECT m.head FROM chat LEFT JOIN membership AS m ON m.chat_id = chat.id WHERE chat.id = ?1 LIMIT 1
+        """,
+        """
+        INSERT INTO message (id, chat_id, sender, text, original_text, sent_at, arrival, previous)
+        VALUES (?1, ?2, ?3, ?4, ?4, ?5, COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'change_log'), 0) + 1, ?6)
         """,
         "INSERT INTO change_log (chat_id, kind) VALUES (?1, 'update')",
         """
-        UPDATE membership SET unread = unread + 1, revision = last_insert_rowid(), last_message_date = ?3
+        UPDATE membership SET unread = unread + 1, revision = last_insert_rowid(), last_message_date = ?3, head = ?4, last = ?4
         WHERE chat_id = ?1 AND user_id <> ?2
         """,
         "BEGIN IMMEDIATE", "COMMIT",
@@ -107,8 +111,8 @@ func runRawIngest(_ o: RawIngestOptions, run: Int) throws -> RawIngestResult {
         try check(sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil))
         statements.append(statement)
     }
-    let (insertMessage, insertChange, postToMembers, begin, commit) =
-        (statements[0], statements[1], statements[2], statements[3], statements[4])
+    let (readHead, insertMessage, insertChange, postToMembers, begin, commit) =
+        (statements[0], statements[1], statements[2], statements[3], statements[4], statements[5])
     func step(_ statement: OpaquePointer?) throws {
         let code = sqlite3_step(statement)
         sqlite3_reset(statement)
@@ -132,17 +136,24 @@ func runRawIngest(_ o: RawIngestOptions, run: Int) throws -> RawIngestResult {
         let chat = DataSet.chatID(chatOfPost[i])
         let id = "m\(i)", sender = "user\(i % 997)", text = DataSet.text(i)
         let sentAt = DataSet.postBase + Int64(i)
+        bind(readHead, 1, chat)
+        guard sqlite3_step(readHead) == SQLITE_ROW else { throw BenchError("no chat \(chat)") }
+        let head = sqlite3_column_type(readHead, 0) == SQLITE_NULL ? nil : Optional(sqlite3_column_int64(readHead, 0))
+        sqlite3_reset(readHead)
         bind(insertMessage, 1, id)
         bind(insertMessage, 2, chat)
         bind(insertMessage, 3, sender)
         bind(insertMessage, 4, text)
         sqlite3_bind_int64(insertMessage, 5, sentAt)
+        if let head { sqlite3_bind_int64(insertMessage, 6, head) } else { sqlite3_bind_null(insertMessage, 6) }
         try step(insertMessage)
+        let seq = sqlite3_last_insert_rowid(db)
         bind(insertChange, 1, chat)
         try step(insertChange)
         bind(postToMembers, 1, chat)
         bind(postToMembers, 2, sender)
         sqlite3_bind_int64(postToMembers, 3, sentAt)
+        sqlite3_bind_int64(postToMembers, 4, seq)
         try step(postToMembers)
     }
     if o.rate > 0 {
