@@ -154,7 +154,7 @@ extension ChatDatabase {
                 SELECT chat_id, 'remove', user_id FROM membership WHERE chat_id = ?1 ORDER BY user_id
                 """).execute(id)
             try db.cachedStatement("DELETE FROM membership WHERE chat_id = ?1").execute(id)
-            try deleteHistory(head: shared.history.head)
+            try deleteHistory(chat: id, head: shared.history.head)
             try statements.removeChat.execute(id)
             _ = try logChange(chatID: id, kind: .remove)
             return .done
@@ -333,12 +333,13 @@ extension ChatDatabase {
     /// by one statement, which also moves the order date when the post is the chat's last
     /// message (its latest by (sentAt, id)) and makes the post the chain's `head`. A post after
     /// the order date of a chat whose newest message is its last one needs nothing else; any
-    /// other (a late post, a tie of sentAt, a newest message deleted) walks the chain back to
-    /// its place, and a late one writes the message after it too. Four statements, as raw
-    /// SQLite calls making the same rows run.
+    /// other (a late post, a tie of sentAt, a newest message deleted) walks the chain to its
+    /// place from the mark after it, and a late one writes the message after it too. Four
+    /// statements, as raw SQLite calls making the same rows run (and a mark once in
+    /// `markInterval` posts).
     ///
     /// - Complexity: O(M) rows written for M members (their memberships), in one set-based
-    ///   statement; O(k) seeks for a post k messages late.
+    ///   statement; O(log m + k) for a late post k messages before the mark after it.
     private func post(_ message: Message) throws -> Bool {
         guard let start = try statements.postStart.fetchOne(message.chat, decode: PostStart.init) else {
             // A taken id is a repeated post, or a conflict, whether or not its chat still exists.
@@ -346,9 +347,9 @@ extension ChatDatabase {
             throw ChatError.notFound(kind: "chat", id: message.chat)
         }
         let place = if let date = start.newestDate, message.sentAt > date {
-            ChainPlacement(previous: start.head, successor: nil, isLast: true)
+            ChainPlacement(previous: start.head, successor: nil)
         } else {
-            try placement(of: MessagePosition(sentAt: message.sentAt, id: message.id), head: start.head)
+            try placement(of: MessagePosition(sentAt: message.sentAt, id: message.id), chat: message.chat, head: start.head, last: start.last)
         }
         // A taken id inserts nothing.
         try statements.insertMessage.execute(
@@ -356,6 +357,7 @@ extension ChatDatabase {
         guard db.changedRowCount != 0 else { return try isRepeatedPost(message) }
         let seq = db.lastInsertedRowID
         if let successor = place.successor { try statements.relinkMessage.execute(successor, seq) }
+        try markIfDue(message, seq: seq)
         let sequence = try logChange(chatID: message.chat, kind: .update)
         let isHead = place.successor == nil
         try statements.postToMembers.execute(message.chat, message.sender, sequence, message.sentAt, place.isLast, seq, isHead)
@@ -422,18 +424,18 @@ extension ChatDatabase {
 
 /// What a post to a chat starts from (`PreparedStatements.postStart`).
 private struct PostStart {
-    /// The chat's newest message.
+    /// The chat's newest message, and its last.
     var head: Int64?
+    var last: Int64?
     /// Its sentAt when it is the chat's last message (a membership's order date), or the chat's
     /// creation when it has no messages; nil when unknown (a chat without members).
     var newestDate: Int64?
 
     init(_ row: Row) {
         if row.isNull(2) {
-            head = row[3]
+            (head, last) = (row[3], row[4])
         } else {
-            head = row[0]
-            let last: Int64? = row[1]
+            (head, last) = (row[0], row[1])
             if head == last { newestDate = row[2] }
         }
     }

@@ -23,7 +23,7 @@ struct ChainLink {
     }
 }
 
-/// Where a posted message goes in its chat's chain.
+/// Where a message goes in its chat's chain.
 struct ChainPlacement {
     /// The message it follows (nil: it is the chat's first).
     var previous: Int64?
@@ -31,17 +31,27 @@ struct ChainPlacement {
     /// becomes the posted message.
     var successor: Int64?
     /// True when no message after it is a message not deleted: it is the chat's last message.
-    var isLast: Bool
+    var isLast = true
 }
 
 /// A chat's history is a chain, not an index: each message holds the `seq` of the one before it
 /// (`message.previous`), the chat's memberships its two ends (`HistoryEnds`). A post in order
 /// (after the chat's newest message, as nearly every post is) then writes no page of the chat's
 /// own but its memberships' — an index by (chat, sentAt, id) put each post in a leaf of its chat,
-/// a second random page a post. The price is paid by the rare reads that seek a position by
-/// date (`messages(chat:before:)`, a late post), which walk the chain.
+/// a second random page a post. A position by date (`messages(chat:before:)`, a late post) is
+/// found by a walk: from the first of the chat's marks after it (`message_mark`, every message
+/// whose `seq` is a multiple of `markInterval`), or from the chat's newest message when none is.
 extension ChatDatabase {
+    /// One message in `markInterval` (by `seq`, wherever it goes in its chat) is a mark: a walk
+    /// passes about that many messages on average, whatever the length of the chat or where its
+    /// late posts go (every `markInterval`th of them is a mark too; posts that all go before a
+    /// chat's first mark walk up to twice as far until one of them is one:
+    /// `ChatHistoryTests`). A mark costs a post a random page once in that many posts.
+    /// Migration 13 marks the messages by it: a change is a migration.
+    static let markInterval: Int64 = 256
+
     func chainLink(_ seq: Int64) throws -> ChainLink {
+        chainSteps += 1
         guard let link = try statements.chainLink.fetchOne(seq, decode: { row in
             ChainLink(sentAt: row[0], id: row[1], isDeleted: row[2], previous: row[3])
         }) else {
@@ -50,19 +60,30 @@ extension ChatDatabase {
         return link
     }
 
-    /// Where a message at `position` goes in the chain that starts at `head`.
+    /// Where a message at `position` goes in the chain of chat `chatID`, whose newest message
+    /// is `head`, and whose last one is `last` (`isLast` is left true without it).
     ///
-    /// - Complexity: O(1) after the newest message; O(k) seeks k messages back.
-    func placement(of position: MessagePosition, head: Int64?) throws -> ChainPlacement {
-        var placement = ChainPlacement(previous: head, successor: nil, isLast: true)
+    /// - Complexity: O(log m) for the mark, then O(k) seeks for the k messages between the
+    ///   position and the mark after it (or the newest message): about `markInterval` at most
+    ///   on average.
+    func placement(of position: MessagePosition, chat chatID: String, head: Int64?, last: Int64? = nil) throws -> ChainPlacement {
+        var placement = ChainPlacement(previous: head, successor: nil)
+        if head != nil, let mark = try statements.markAfter.fetchValue(Int64.self, chatID, position.sentAt, position.id) {
+            placement.previous = mark
+        }
         while let seq = placement.previous {
             let link = try chainLink(seq)
             if !link.isAfter(position) { break }
-            if !link.isDeleted { placement.isLast = false }
             placement.successor = seq
             placement.previous = link.previous
         }
+        if let last { placement.isLast = !(try chainLink(last).isAfter(position)) }
         return placement
+    }
+
+    /// Marks the message `seq` when it is one (`markInterval`).
+    func markIfDue(_ message: Message, seq: Int64) throws {
+        if seq % Self.markInterval == 0 { try statements.insertMark.execute(message.chat, message.sentAt, message.id, seq) }
     }
 
     /// The first message not deleted from `seq` back (`seq` itself included).
@@ -93,7 +114,7 @@ extension ChatDatabase {
             if let stored = try fetchStoredMessage(id: bound.id), stored.chatID == chatID, stored.sentAt == bound.sentAt {
                 cursor = stored.previous
             } else {
-                cursor = try placement(of: bound, head: ends.head).previous
+                cursor = try placement(of: bound, chat: chatID, head: ends.head).previous
             }
         }
         var items: [Message] = []
@@ -111,10 +132,11 @@ extension ChatDatabase {
         return items
     }
 
-    /// Deletes every message of the chain that starts at `head`.
+    /// Deletes every message of chat `chatID`, whose chain starts at `head`, and its marks.
     ///
     /// - Complexity: O(messages of the chat).
-    func deleteHistory(head: Int64?) throws {
+    func deleteHistory(chat chatID: String, head: Int64?) throws {
+        try db.cachedStatement("DELETE FROM message_mark WHERE chat_id = ?1").execute(chatID)
         guard let head else { return }
         try db.cachedStatement("""
             WITH RECURSIVE chain(seq) AS (

@@ -286,7 +286,10 @@ extension ChatDatabase {
         // an INTEGER PRIMARY KEY, so that no VACUUM renumbers the chain: the table is rebuilt,
         // with the rowids it had. Messages lose their foreign key: a chat's removal deletes them
         // by walking its chain (a cascade would scan the table, which has no index by chat).
-        // `message.unread`, unused since version 6, goes with the rebuild.
+        // Every message whose `seq` is a multiple of `markInterval` is a mark (`message_mark`:
+        // chat, sentAt, id), from which a walk to a position by date starts, so that no walk
+        // passes more than about that many messages. `message.unread`, unused since version 6,
+        // goes with the rebuild.
         Migration(version: 13, sql: """
             ALTER TABLE membership ADD COLUMN head INTEGER;
             ALTER TABLE membership ADD COLUMN last INTEGER;
@@ -323,6 +326,14 @@ extension ChatDatabase {
             CREATE TRIGGER store_count_message_deleted AFTER UPDATE OF deleted ON message
                 WHEN (OLD.deleted = 0) <> (NEW.deleted = 0)
                 BEGIN UPDATE store_count SET messages = messages + (CASE WHEN NEW.deleted = 0 THEN 1 ELSE -1 END) WHERE id = 0; END;
+            CREATE TABLE message_mark (
+                chat_id TEXT NOT NULL,
+                sent_at INTEGER NOT NULL,
+                id TEXT NOT NULL,
+                seq INTEGER NOT NULL,
+                PRIMARY KEY (chat_id, sent_at, id)
+            ) WITHOUT ROWID;
+            INSERT INTO message_mark SELECT chat_id, sent_at, id, seq FROM message WHERE seq % \(markInterval) = 0;
             CREATE TRIGGER chat_history_to_first_member AFTER INSERT ON membership
                 WHEN (SELECT head FROM chat WHERE id = NEW.chat_id) IS NOT NULL
                 BEGIN

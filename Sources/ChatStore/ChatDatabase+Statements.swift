@@ -22,6 +22,10 @@ extension ChatDatabase {
         let chainMessage: Statement
         /// Message ?1 follows message ?2 in its chat (a late post went in before it).
         let relinkMessage: Statement
+        /// The `seq` of chat ?1's first mark after the position (sentAt ?2, id ?3).
+        let markAfter: Statement
+        /// Marks message ?4 (chat ?1, sentAt ?2, id ?3).
+        let insertMark: Statement
         let insertChange: Statement
         /// Adds ?1 messages to the store's count (`countPostedMessages`).
         let countMessages: Statement
@@ -76,13 +80,16 @@ extension ChatDatabase {
             latestMessage = try db.makeStatement(
                 "SELECT id, sender, text, sent_at FROM message WHERE seq = \(ChatDatabase.historyEndSQL("last", ofChat: "?1"))")
             postStart = try db.makeStatement("""
-                SELECT m.head, m.last, m.last_message_date, chat.head
+                SELECT m.head, m.last, m.last_message_date, chat.head, chat.last
                 FROM chat LEFT JOIN membership AS m ON m.chat_id = chat.id WHERE chat.id = ?1 LIMIT 1
                 """)
             chainLink = try db.makeStatement("SELECT sent_at, id, deleted, previous FROM message WHERE seq = ?1")
             chainMessage = try db.makeStatement(
                 "SELECT id, chat_id, sender, text, sent_at, edited_at, deleted, previous FROM message WHERE seq = ?1")
             relinkMessage = try db.makeStatement("UPDATE message SET previous = ?2 WHERE seq = ?1")
+            markAfter = try db.makeStatement(
+                "SELECT seq FROM message_mark WHERE chat_id = ?1 AND (sent_at, id) > (?2, ?3) ORDER BY sent_at, id LIMIT 1")
+            insertMark = try db.makeStatement("INSERT INTO message_mark (chat_id, sent_at, id, seq) VALUES (?1, ?2, ?3, ?4)")
             insertChange = try db.makeStatement("INSERT INTO change_log (chat_id, kind, user_id) VALUES (?1, ?2, ?3)")
             countMessages = try db.makeStatement("UPDATE store_count SET messages = messages + ?1 WHERE id = 0")
             insertChat = try db.makeStatement("INSERT INTO chat (id, title, created_at) VALUES (?1, ?2, ?3)")

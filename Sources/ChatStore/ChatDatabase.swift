@@ -36,6 +36,8 @@ public final class ChatDatabase {
     var lastReopenTry: ContinuousClock.Instant?
     /// How many times the store opened its file again (0 or 1).
     var reopenings = 0
+    /// Messages read by walks along a chat's chain (`chainLink`), for tests.
+    var chainSteps = 0
     /// The `-wal` file size past which the log has escaped its checkpoints and a write first
     /// empties it (`keepLogWithinSpace()`); nil when automatic checkpoints are off. Set by the
     /// store from its connection (tests lower it).

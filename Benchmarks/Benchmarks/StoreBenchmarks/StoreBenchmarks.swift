@@ -203,7 +203,7 @@ struct BenchmarkFailure: Error, CustomStringConvertible {
 
 /// A store with 1,000 chats that takes message posts, either through `ChatDatabase` or through raw
 /// libsqlite3 calls that read and write the same rows (the chat's newest message, the message,
-/// the change-log row, the membership of `me`).
+/// the change-log row, the membership of `me`, a mark for one message in 256).
 final class IngestFixture {
     static let chatCount = 1000
     let path: String
@@ -232,6 +232,7 @@ final class IngestFixture {
             WHERE chat_id = ?1 AND user_id = 'me'
             """,
             "BEGIN IMMEDIATE", "COMMIT",
+            "INSERT INTO message_mark (chat_id, sent_at, id, seq) VALUES (?1, ?2, ?3, ?4)",
         ] {
             var statement: OpaquePointer?
             try check(sqlite3_prepare_v3(raw, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil))
@@ -272,6 +273,7 @@ final class IngestFixture {
     func insertRaw(count: Int, groupSize: Int) throws {
         let readHead = rawStatements[0], insertMessage = rawStatements[1], insertChange = rawStatements[2]
         let updateMembership = rawStatements[3], begin = rawStatements[4], commit = rawStatements[5]
+        let insertMark = rawStatements[6]
         var inGroup = 0
         for _ in 0..<count {
             if inGroup == 0 { try step(begin) }
@@ -288,6 +290,13 @@ final class IngestFixture {
             if let head { sqlite3_bind_int64(insertMessage, 6, head) } else { sqlite3_bind_null(insertMessage, 6) }
             try step(insertMessage)
             let seq = sqlite3_last_insert_rowid(raw)
+            if seq % 256 == 0 {
+                try bind(insertMark, 1, message.chat)
+                sqlite3_bind_int64(insertMark, 2, message.sentAt)
+                try bind(insertMark, 3, message.id)
+                sqlite3_bind_int64(insertMark, 4, seq)
+                try step(insertMark)
+            }
             revision += 1
             try bind(insertChange, 1, message.chat)
             try step(insertChange)

@@ -92,7 +92,7 @@ func runRawIngest(_ o: RawIngestOptions, run: Int) throws -> RawIngestResult {
         // chat's existence check reads), the message after it in its chain, the change-log row,
         // then the membership of every member but the sender (here `me` alone), which holds the
         // order date and the chain's ends (no chat row; the list's unread counters are summed
-        // when read).
+        // when read); a mark for one message in 256 (`ChatDatabase.markInterval`).
         """
         SELECT m.head FROM chat LEFT JOIN membership AS m ON m.chat_id = chat.id WHERE chat.id = ?1 LIMIT 1
         """,
@@ -106,13 +106,14 @@ func runRawIngest(_ o: RawIngestOptions, run: Int) throws -> RawIngestResult {
         WHERE chat_id = ?1 AND user_id <> ?2
         """,
         "BEGIN IMMEDIATE", "COMMIT",
+        "INSERT INTO message_mark (chat_id, sent_at, id, seq) VALUES (?1, ?2, ?3, ?4)",
     ] {
         var statement: OpaquePointer?
         try check(sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil))
         statements.append(statement)
     }
-    let (readHead, insertMessage, insertChange, postToMembers, begin, commit) =
-        (statements[0], statements[1], statements[2], statements[3], statements[4], statements[5])
+    let (readHead, insertMessage, insertChange, postToMembers, begin, commit, insertMark) =
+        (statements[0], statements[1], statements[2], statements[3], statements[4], statements[5], statements[6])
     func step(_ statement: OpaquePointer?) throws {
         let code = sqlite3_step(statement)
         sqlite3_reset(statement)
@@ -148,6 +149,13 @@ func runRawIngest(_ o: RawIngestOptions, run: Int) throws -> RawIngestResult {
         if let head { sqlite3_bind_int64(insertMessage, 6, head) } else { sqlite3_bind_null(insertMessage, 6) }
         try step(insertMessage)
         let seq = sqlite3_last_insert_rowid(db)
+        if seq % 256 == 0 {
+            bind(insertMark, 1, chat)
+            sqlite3_bind_int64(insertMark, 2, sentAt)
+            bind(insertMark, 3, id)
+            sqlite3_bind_int64(insertMark, 4, seq)
+            try step(insertMark)
+        }
         bind(insertChange, 1, chat)
         try step(insertChange)
         bind(postToMembers, 1, chat)
