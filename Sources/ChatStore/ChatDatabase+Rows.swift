@@ -55,11 +55,14 @@ extension ChatDatabase {
     /// A chat's shared fields (`decodeShared`) for chat `?1`: its order date is its last
     /// message's sentAt, or its creation when it has none (as every membership holds it); then
     /// the `seq` of its newest and last messages.
+    ///
+    /// Three B-tree searches: the chat row, one membership (for the ends, as `historyEndSQL`
+    /// reads them), the last message.
     static let sharedSQL = """
         SELECT chat.id, chat.title, chat.created_at, lm.id, lm.sender, lm.text, lm.sent_at, COALESCE(lm.sent_at, chat.created_at), \
-            ends.head, ends.last
-        FROM chat JOIN (SELECT \(historyEndSQL("head", ofChat: "?1")) AS head, \(historyEndSQL("last", ofChat: "?1")) AS last) AS ends
-        LEFT JOIN message AS lm ON lm.seq = ends.last
+            COALESCE(ends.head, chat.head), COALESCE(ends.last, chat.last)
+        FROM chat LEFT JOIN (SELECT head, last FROM membership WHERE chat_id = ?1 LIMIT 1) AS ends
+        LEFT JOIN message AS lm ON lm.seq = COALESCE(ends.last, chat.last)
         WHERE chat.id = ?1
         """
 
