@@ -341,7 +341,7 @@ extension ChatDatabase {
     /// - Complexity: O(M) rows written for M members (their memberships), in one set-based
     ///   statement; O(log m + k) for a late post k messages before the mark after it.
     private func post(_ message: Message) throws -> Bool {
-        guard let start = try statements.postStart.fetchOne(message.chat, decode: PostStart.init) else {
+        guard let start = try statements.historyEnds.fetchOne(message.chat, decode: PostStart.init) else {
             // A taken id is a repeated post, or a conflict, whether or not its chat still exists.
             if try fetchStoredMessage(id: message.id) != nil { return try isRepeatedPost(message) }
             throw ChatError.notFound(kind: "chat", id: message.chat)
@@ -422,21 +422,17 @@ extension ChatDatabase {
     }
 }
 
-/// What a post to a chat starts from (`PreparedStatements.postStart`).
+/// What a post to a chat starts from (`PreparedStatements.historyEnds`).
 private struct PostStart {
-    /// The chat's newest message, and its last.
     var head: Int64?
     var last: Int64?
-    /// Its sentAt when it is the chat's last message (a membership's order date), or the chat's
-    /// creation when it has no messages; nil when unknown (a chat without members).
+    /// The newest message's sentAt when it is the chat's last message (a membership's order
+    /// date), or the chat's creation when it has no messages; nil when unknown (a chat without
+    /// members).
     var newestDate: Int64?
 
     init(_ row: Row) {
-        if row.isNull(2) {
-            (head, last) = (row[3], row[4])
-        } else {
-            (head, last) = (row[0], row[1])
-            if head == last { newestDate = row[2] }
-        }
+        (head, last) = (row[0], row[1])
+        if head == last { newestDate = row[2] }
     }
 }

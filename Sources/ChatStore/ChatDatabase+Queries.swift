@@ -352,9 +352,11 @@ extension ChatDatabase {
             bound = MessagePosition(sentAt: before, id: "")
         }
         return try db.inTransaction(.deferred) {
-            guard let shared = try fetchShared(id: chatID) else { throw ChatError.notFound(kind: "chat", id: chatID) }
+            guard let ends = try statements.historyEnds.fetchOne(chatID, decode: { row in HistoryEnds(head: row[0], last: row[1]) }) else {
+                throw ChatError.notFound(kind: "chat", id: chatID)
+            }
             // One more than the page, to know whether another page follows.
-            let fetched = try historyPage(chat: chatID, ends: shared.history, after: bound, limit: limit + 1)
+            let fetched = try historyPage(chat: chatID, ends: ends, after: bound, limit: limit + 1)
             let items = Array(fetched.prefix(limit))
             return MessagePage(items: items, next: fetched.count > limit ? items.last.map(MessagePosition.init(of:)) : nil)
         }

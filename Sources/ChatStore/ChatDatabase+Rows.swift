@@ -36,12 +36,11 @@ struct SharedChat {
 }
 
 extension ChatDatabase {
-    /// The `seq` of the chat `chatID`'s (a parameter or a column) newest message (`head`) or
-    /// last one (`last`, its newest not deleted): its memberships hold it, or its row while it has
-    /// none (schema version 13; the chat row's copy is null while the chat has members).
-    static func historyEndSQL(_ end: String, ofChat chatID: String) -> String {
-        "COALESCE((SELECT \(end) FROM membership WHERE chat_id = \(chatID) LIMIT 1), (SELECT \(end) FROM chat WHERE id = \(chatID)))"
-    }
+    /// Joins one membership of chat `?1` to its row, as `ends`: the chain's ends of a chat
+    /// (schema version 13) are `COALESCE(ends.head, chat.head)` and `COALESCE(ends.last,
+    /// chat.last)` — its memberships hold them, its row while it has none (and null while it
+    /// has members).
+    static let historyEndsJoin = "LEFT JOIN (SELECT head, last, last_message_date FROM membership WHERE chat_id = ?1 LIMIT 1) AS ends"
     /// A chat as one member sees it: the chat's columns, its last message's (alias `lm`), then
     /// the membership's (alias `m`), which holds the order date.
     static let chatColumns = """
@@ -56,12 +55,11 @@ extension ChatDatabase {
     /// message's sentAt, or its creation when it has none (as every membership holds it); then
     /// the `seq` of its newest and last messages.
     ///
-    /// Three B-tree searches: the chat row, one membership (for the ends, as `historyEndSQL`
-    /// reads them), the last message.
+    /// Three B-tree searches: the chat row, one membership (`historyEndsJoin`), the last message.
     static let sharedSQL = """
         SELECT chat.id, chat.title, chat.created_at, lm.id, lm.sender, lm.text, lm.sent_at, COALESCE(lm.sent_at, chat.created_at), \
             COALESCE(ends.head, chat.head), COALESCE(ends.last, chat.last)
-        FROM chat LEFT JOIN (SELECT head, last FROM membership WHERE chat_id = ?1 LIMIT 1) AS ends
+        FROM chat \(historyEndsJoin)
         LEFT JOIN message AS lm ON lm.seq = COALESCE(ends.last, chat.last)
         WHERE chat.id = ?1
         """

@@ -12,10 +12,9 @@ extension ChatDatabase {
         let fetchMessage: Statement
         /// The latest non-deleted message of a chat by (sentAt, id): its last message.
         let latestMessage: Statement
-        /// Where a post to chat ?1 starts (`PostStart`): a membership's `head`, `last` and order
-        /// date, and the chat row's `head` (that of a chat without members); no row when there is
-        /// no such chat.
-        let postStart: Statement
+        /// The chain's ends of chat ?1 (`historyEndsJoin`) and a membership's order date (null
+        /// for a chat without members); no row when there is no such chat.
+        let historyEnds: Statement
         /// A message's place in its chain (`ChainLink`), by `seq`.
         let chainLink: Statement
         /// A message and its place in its chain, by `seq`.
@@ -77,11 +76,14 @@ extension ChatDatabase {
                 SELECT chat_id, sender, text, COALESCE(original_text, text), sent_at, edited_at, deleted, arrival, seq, previous
                 FROM message WHERE id = ?1
                 """)
-            latestMessage = try db.makeStatement(
-                "SELECT id, sender, text, sent_at FROM message WHERE seq = \(ChatDatabase.historyEndSQL("last", ofChat: "?1"))")
-            postStart = try db.makeStatement("""
-                SELECT m.head, m.last, m.last_message_date, chat.head, chat.last
-                FROM chat LEFT JOIN membership AS m ON m.chat_id = chat.id WHERE chat.id = ?1 LIMIT 1
+            latestMessage = try db.makeStatement("""
+                SELECT lm.id, lm.sender, lm.text, lm.sent_at
+                FROM chat \(ChatDatabase.historyEndsJoin) JOIN message AS lm ON lm.seq = COALESCE(ends.last, chat.last)
+                WHERE chat.id = ?1
+                """)
+            historyEnds = try db.makeStatement("""
+                SELECT COALESCE(ends.head, chat.head), COALESCE(ends.last, chat.last), ends.last_message_date
+                FROM chat \(ChatDatabase.historyEndsJoin) WHERE chat.id = ?1
                 """)
             chainLink = try db.makeStatement("SELECT sent_at, id, deleted, previous FROM message WHERE seq = ?1")
             chainMessage = try db.makeStatement(

@@ -224,7 +224,10 @@ final class IngestFixture {
         try exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000")
         if let cacheSizeKiB { try exec("PRAGMA cache_size = -\(cacheSizeKiB)") }
         for sql in [
-            "SELECT m.head FROM chat LEFT JOIN membership AS m ON m.chat_id = chat.id WHERE chat.id = ?1 LIMIT 1",
+            """
+            SELECT COALESCE(ends.head, chat.head), COALESCE(ends.last, chat.last), ends.last_message_date
+            FROM chat LEFT JOIN (SELECT head, last, last_message_date FROM membership WHERE chat_id = ?1 LIMIT 1) AS ends WHERE chat.id = ?1
+            """,
             "INSERT INTO message (id, chat_id, sender, text, original_text, sent_at, previous) VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6)",
             "INSERT INTO change_log (chat_id, kind) VALUES (?1, 'update')",
             """

@@ -94,7 +94,8 @@ func runRawIngest(_ o: RawIngestOptions, run: Int) throws -> RawIngestResult {
         // order date and the chain's ends (no chat row; the list's unread counters are summed
         // when read); a mark for one message in 256 (`ChatDatabase.markInterval`).
         """
-        SELECT m.head FROM chat LEFT JOIN membership AS m ON m.chat_id = chat.id WHERE chat.id = ?1 LIMIT 1
+        SELECT COALESCE(ends.head, chat.head), COALESCE(ends.last, chat.last), ends.last_message_date
+        FROM chat LEFT JOIN (SELECT head, last, last_message_date FROM membership WHERE chat_id = ?1 LIMIT 1) AS ends WHERE chat.id = ?1
         """,
         """
         INSERT INTO message (id, chat_id, sender, text, original_text, sent_at, arrival, previous)
