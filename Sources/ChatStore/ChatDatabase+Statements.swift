@@ -79,11 +79,11 @@ extension ChatDatabase {
             latestMessage = try db.makeStatement("""
                 SELECT lm.id, lm.sender, lm.text, lm.sent_at
                 FROM chat \(ChatDatabase.historyEndsJoin) JOIN message AS lm ON lm.seq = COALESCE(ends.last, chat.last)
-                WHERE chat.id = ?1
+                WHERE chat.id = ?1 LIMIT 1
                 """)
             historyEnds = try db.makeStatement("""
                 SELECT COALESCE(ends.head, chat.head), COALESCE(ends.last, chat.last), ends.last_message_date
-                FROM chat \(ChatDatabase.historyEndsJoin) WHERE chat.id = ?1
+                FROM chat \(ChatDatabase.historyEndsJoin) WHERE chat.id = ?1 LIMIT 1
                 """)
             chainLink = try db.makeStatement("SELECT sent_at, id, deleted, previous FROM message WHERE seq = ?1")
             chainMessage = try db.makeStatement(

@@ -226,7 +226,7 @@ final class IngestFixture {
         for sql in [
             """
             SELECT COALESCE(ends.head, chat.head), COALESCE(ends.last, chat.last), ends.last_message_date
-            FROM chat LEFT JOIN (SELECT head, last, last_message_date FROM membership WHERE chat_id = ?1 LIMIT 1) AS ends WHERE chat.id = ?1
+            FROM chat LEFT JOIN membership AS ends ON ends.chat_id = chat.id WHERE chat.id = ?1 LIMIT 1
             """,
             "INSERT INTO message (id, chat_id, sender, text, original_text, sent_at, previous) VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6)",
             "INSERT INTO change_log (chat_id, kind) VALUES (?1, 'update')",

@@ -95,7 +95,7 @@ func runRawIngest(_ o: RawIngestOptions, run: Int) throws -> RawIngestResult {
         // when read); a mark for one message in 256 (`ChatDatabase.markInterval`).
         """
         SELECT COALESCE(ends.head, chat.head), COALESCE(ends.last, chat.last), ends.last_message_date
-        FROM chat LEFT JOIN (SELECT head, last, last_message_date FROM membership WHERE chat_id = ?1 LIMIT 1) AS ends WHERE chat.id = ?1
+        FROM chat LEFT JOIN membership AS ends ON ends.chat_id = chat.id WHERE chat.id = ?1 LIMIT 1
         """,
         """
         INSERT INTO message (id, chat_id, sender, text, original_text, sent_at, arrival, previous)
