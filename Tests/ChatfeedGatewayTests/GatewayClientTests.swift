@@ -17,53 +17,57 @@ extension GatewaySuites {
         static let handshakeTimeout: Duration = .seconds(60)
 
         @Test(.hangGuard) func aClientMirrorsItsListOverWebSocketAndResumesAfterARestart() async throws {
-            let harness = try await GatewayHarness()
-            let transport = WebSocketTransport(
-                url: harness.url, token: try await harness.token("me"), handshakeTimeout: Self.handshakeTimeout)
-            let client = try await ChatClient(transport: transport)
-            let writer = try await harness.connect("me")
-            for index in 0..<30 {
-                _ = try await writer.result("chat.create", ["chat": .string("c\(index)"), "title": "T", "createdAt": .integer(index)])
-            }
-            let subscription = try await client.subscribe(SubscriptionOptions(limit: 20))
-            var updates = subscription.makeAsyncIterator()
-            var mirror = try #require(try await updates.next()).chats
-            #expect(mirror.map(\.id) == (10..<30).reversed().map { "c\($0)" })
-
-            // Writes through another session arrive as batches.
-            var random = SeededGenerator(seed: 20)
-            for step in 0..<40 {
-                let number = Int.random(in: 0..<35, using: &random)
-                let chat = "c\(number)"
-                if number >= 30 {
-                    _ = try await writer.call("chat.create", ["chat": .string(chat), "title": "N", "createdAt": .integer(100 + step)])
-                } else {
-                    _ = try await writer.result("message.post", [
-                        "chat": .string(chat), "id": .string("m\(step)"), "sender": "me", "text": "hi", "sentAt": .integer(1000 + step),
-                    ])
+            // A deadline of its own: a mirror that never matches, or a restart that never ends,
+            // fails here instead of holding the run (`.hangGuard` cannot end these waits).
+            try await withDeadline(.seconds(300), "mirroring a list over WebSocket across a restart") {
+                let harness = try await GatewayHarness()
+                let transport = WebSocketTransport(
+                    url: harness.url, token: try await harness.token("me"), handshakeTimeout: Self.handshakeTimeout)
+                let client = try await ChatClient(transport: transport)
+                let writer = try await harness.connect("me")
+                for index in 0..<30 {
+                    _ = try await writer.result("chat.create", ["chat": .string("c\(index)"), "title": "T", "createdAt": .integer(index)])
                 }
-            }
-            _ = try await writer.result("server.version")
-            var expected = try await client.listChats(limit: 20).items
-            while mirror != expected {
-                mirror = try #require(try await updates.next()).chats
-            }
+                let subscription = try await client.subscribe(SubscriptionOptions(limit: 20))
+                var updates = subscription.makeAsyncIterator()
+                var mirror = try #require(try await updates.next()).chats
+                #expect(mirror.map(\.id) == (10..<30).reversed().map { "c\($0)" })
 
-            // A restart of the gateway (1012): the client reconnects and resumes with batches.
-            try await harness.restartGateway()
-            let writer2 = try await harness.connect("me")
-            _ = try await writer2.result("message.post", ["chat": "c0", "id": "after", "sender": "me", "text": "back", "sentAt": 5000])
-            expected = try await client.listChats(limit: 20).items
-            #expect(expected.first?.id == "c0")
-            var reloads = 0
-            while mirror != expected {
-                let update = try #require(try await updates.next())
-                if update.isReload { reloads += 1 }
-                mirror = update.chats
+                // Writes through another session arrive as batches.
+                var random = SeededGenerator(seed: 20)
+                for step in 0..<40 {
+                    let number = Int.random(in: 0..<35, using: &random)
+                    let chat = "c\(number)"
+                    if number >= 30 {
+                        _ = try await writer.call("chat.create", ["chat": .string(chat), "title": "N", "createdAt": .integer(100 + step)])
+                    } else {
+                        _ = try await writer.result("message.post", [
+                            "chat": .string(chat), "id": .string("m\(step)"), "sender": "me", "text": "hi", "sentAt": .integer(1000 + step),
+                        ])
+                    }
+                }
+                _ = try await writer.result("server.version")
+                var expected = try await client.listChats(limit: 20).items
+                while mirror != expected {
+                    mirror = try #require(try await updates.next()).chats
+                }
+
+                // A restart of the gateway (1012): the client reconnects and resumes with batches.
+                try await harness.restartGateway()
+                let writer2 = try await harness.connect("me")
+                _ = try await writer2.result("message.post", ["chat": "c0", "id": "after", "sender": "me", "text": "back", "sentAt": 5000])
+                expected = try await client.listChats(limit: 20).items
+                #expect(expected.first?.id == "c0")
+                var reloads = 0
+                while mirror != expected {
+                    let update = try #require(try await updates.next())
+                    if update.isReload { reloads += 1 }
+                    mirror = update.chats
+                }
+                #expect(reloads == 0)
+                await client.close()
+                try await harness.stop()
             }
-            #expect(reloads == 0)
-            await client.close()
-            try await harness.stop()
         }
 
         @Test func aRefusedTokenIsAClearErrorOfTheTransport() async throws {
