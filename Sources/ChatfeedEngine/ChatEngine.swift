@@ -58,7 +58,7 @@ public final class ChatEngine: Sendable {
             output.finish()
             ended()
         }
-        return EngineSession(id: id, identity: identity, queue: queue)
+        return EngineSession(id: id, identity: identity, queue: queue, maxLineBytes: options.maxLineBytes)
     }
 
     /// The sessions open now, of every kind (stdin, in-process, gateway connections): opened and
@@ -117,16 +117,23 @@ public final class ChatEngine: Sendable {
 }
 
 /// One session's input: its request bytes go to the engine through `send`, tagged with it.
+///
+/// The sending thread frames and decodes the session's lines (each send's, before it hands them
+/// over), so that the engine thread only handles them. A session's sends are made one at a time
+/// (a line may span them), as a connection's bytes arrive.
 public final class EngineSession: Sendable {
     /// Unique within its engine.
     public let id: Int
     public let identity: SessionIdentity
     private let queue: InputQueue
+    /// Held only while a send frames its bytes, never while it waits for room.
+    private let framer: Mutex<RequestFramer>
 
-    init(id: Int, identity: SessionIdentity, queue: InputQueue) {
+    init(id: Int, identity: SessionIdentity, queue: InputQueue, maxLineBytes: Int) {
         self.id = id
         self.identity = identity
         self.queue = queue
+        self.framer = Mutex(RequestFramer(maxLineBytes: maxLineBytes))
     }
 
     /// Hands request bytes (whole lines, each ending in `\n`; a line may also span calls) to the
@@ -134,7 +141,13 @@ public final class EngineSession: Sendable {
     /// held; returns false once the session has ended or the engine has stopped.
     @discardableResult
     public func send(_ bytes: [UInt8]) -> Bool {
-        queue.push(.bytes(session: id, bytes))
+        framed(bytes).allSatisfy { queue.push(.input(session: id, $0)) }
+    }
+
+    /// `bytes` framed and decoded, in pieces of at most `InputQueue.pieceBytes` (each waits for
+    /// room on its own).
+    private func framed(_ bytes: [UInt8]) -> [SessionInput] {
+        framer.withLock { framer in InputQueue.pieces(of: bytes).map { framer.feed($0) } }
     }
 
     /// `send(_:)` for a task or an event loop: while this session's queued input is full (256 KiB)
@@ -143,7 +156,10 @@ public final class EngineSession: Sendable {
     /// other session waits. Returns false once the session has ended or the engine has stopped.
     @discardableResult
     public func sendSuspending(_ bytes: [UInt8]) async -> Bool {
-        await queue.pushSuspending(session: id, bytes)
+        for input in framed(bytes) {
+            guard await queue.pushSuspending(session: id, input) else { return false }
+        }
+        return true
     }
 
     /// What `trySend(_:whenRoom:)` did with the bytes.
@@ -163,16 +179,26 @@ public final class EngineSession: Sendable {
     /// it has room again, the session ends or the engine stops. A gateway stops reading the
     /// session's socket meanwhile (TCP backpressure on the client); no other session waits.
     public func trySend(_ bytes: [UInt8], whenRoom: @escaping @Sendable () -> Void) -> SendOutcome {
-        switch queue.tryPush(session: id, bytes, whenRoom: whenRoom) {
-        case .pushed: .sent
-        case .full: .full
-        case .ended: .ended
+        framer.withLock { framer in
+            let before = framer  // bytes not taken are offered again: their framing is undone
+            switch queue.tryPush(session: id, framer.feed(bytes[...]), whenRoom: whenRoom) {
+            case .pushed: return .sent
+            case .full:
+                framer = before
+                return .full
+            case .ended: return .ended
+            }
         }
     }
 
-    /// Ends the session's input: the engine answers what it has, ends the session's
-    /// subscriptions and finishes its output.
+    /// Ends the session's input: the engine answers what it has (a last line without its `\n`
+    /// too), ends the session's subscriptions and finishes its output.
     public func close() {
+        // While a send of another thread frames, a last line without its `\n` is dropped: a close
+        // never waits for a send.
+        if let last = framer.withLockIfAvailable({ $0.finish() }) ?? nil {
+            queue.push(.input(session: id, last), waitingForRoom: false)
+        }
         queue.end(id)
     }
 }

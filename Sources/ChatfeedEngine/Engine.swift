@@ -331,16 +331,15 @@ final class Engine: @unchecked Sendable {
         for input in inputs {
             switch input {
             case .opened(let record):
-                let session = Session(record, maxLineBytes: options.maxLineBytes)
+                let session = Session(record)
                 sessions[record.id] = session
                 logger.debug("session opened", metadata: ["session": "\(record.id)", "identity": "\(record.identity)"])
-            case .bytes(let id, let bytes):
+            case .input(let id, let input):
                 guard let session = sessions[id] else { continue }
-                bytes.withUnsafeBytes { chunk in session.framer.feed(chunk) { handle($0, from: session) } }
+                for request in input.requests { handle(request, from: session) }
             case .endOfInput(let id):
                 guard let session = sessions[id] else { continue }
-                session.framer.finish { handle($0, from: session) }
-                if session.heldEvents.isEmpty { end(session) } else { session.inputEnded = true }
+                if session.heldRequests.isEmpty { end(session) } else { session.inputEnded = true }
             case .databaseChanged:
                 watcherWakes += 1  // lookForOtherWriters() checks every round
                 wokenByWatcher = true
@@ -416,7 +415,7 @@ final class Engine: @unchecked Sendable {
         endSubscriptions(of: session)
         sessions[session.id] = nil
         heldSessions[session.id] = nil
-        session.heldEvents.removeAll()
+        session.heldRequests.removeAll()
         queue.end(session.id)
         queue.forget(session.id)
         logger.debug("session ended", metadata: ["session": "\(session.id)"])
@@ -443,10 +442,10 @@ final class Engine: @unchecked Sendable {
                 watchDrain(of: session)
                 continue
             }
-            while !session.heldEvents.isEmpty, isStopping || !session.output.isBackedUp {
-                handle(session.heldEvents.removeFirst(), from: session)
+            while !session.heldRequests.isEmpty, isStopping || !session.output.isBackedUp {
+                answer(session.heldRequests.removeFirst(), from: session)
             }
-            if !session.heldEvents.isEmpty {
+            if !session.heldRequests.isEmpty {
                 watchDrain(of: session)  // backed up again: its queue stays held
                 continue
             }
@@ -475,47 +474,30 @@ final class Engine: @unchecked Sendable {
 
     // MARK: Requests
 
-    private func handle(_ event: LineFramer.Event, from session: Session) {
-        if !isStopping, !session.heldEvents.isEmpty || session.output.isBackedUp {
+    private func handle(_ request: FramedRequest, from session: Session) {
+        if !isStopping, !session.heldRequests.isEmpty || session.output.isBackedUp {
             // The reader is behind: this request waits (other sessions go on).
-            switch event {
-            case .line(let line): session.heldEvents.append(.line(Array(line)))
-            case .tooLong(let prefix): session.heldEvents.append(.tooLong(prefix: Array(prefix)))
-            }
+            session.heldRequests.append(request)
             hold(session)
             return
         }
-        switch event {
-        case .line(let line): handle(line: line, from: session)
-        case .tooLong(let prefix): handleTooLong(prefix: prefix, from: session)
-        }
+        answer(request, from: session)
     }
 
-    private func handle(_ event: HeldEvent, from session: Session) {
-        switch event {
-        case .line(let line): line.withUnsafeBytes { handle(line: $0, from: session) }
-        case .tooLong(let prefix): prefix.withUnsafeBytes { handleTooLong(prefix: $0, from: session) }
-        }
-    }
-
-    private func handleTooLong(prefix: UnsafeRawBufferPointer, from session: Session) {
-        commitPendingWrites()
-        respond(
-            id: JSONValue.readableID(in: prefix), error: .tooLong(limit: options.maxLineBytes), isNotification: false,
-            to: session)
-    }
-
-    private func handle(line: UnsafeRawBufferPointer, from session: Session) {
-        let request: RPCRequest
-        do {
-            request = try RPCRequest.decode(line: line)
-        } catch {
+    private func answer(_ request: FramedRequest, from session: Session) {
+        switch request {
+        case .request(let request):
+            handle(request, from: session)
+        case .invalid(let error):
             commitPendingWrites()
             enqueueOutput(error.responseLine, to: session)
             logger.debug("bad request line", metadata: ["error": "\(error)", "session": "\(session.id)"])
-            return
+        case .tooLong(let prefix):
+            commitPendingWrites()
+            respond(
+                id: prefix.withUnsafeBytes { JSONValue.readableID(in: $0) }, error: .tooLong(limit: options.maxLineBytes),
+                isNotification: false, to: session)
         }
-        handle(request, from: session)
     }
 
     private func handle(_ request: RPCRequest, from session: Session) {
@@ -1152,11 +1134,10 @@ final class Session {
     let identity: SessionIdentity
     let output: any EngineOutput
     let onEnd: (@Sendable () -> Void)?
-    var framer: LineFramer
     /// The subscriptions it made and has not ended.
     var subscriptions: Set<String> = []
     /// Requests that arrived while its output was backed up, in order.
-    var heldEvents: [HeldEvent] = []
+    var heldRequests: [FramedRequest] = []
     /// Its input ended while requests were held: it ends once they are handled.
     var inputEnded = false
     /// Its reader is gone: what it sent is still handled, the answers are dropped.
@@ -1175,20 +1156,13 @@ final class Session {
     /// request that acts as its user looks the user up.
     var userUnverified: Bool
 
-    init(_ record: SessionRecord, maxLineBytes: Int) {
+    init(_ record: SessionRecord) {
         id = record.id
         identity = record.identity
         output = record.output
         onEnd = record.onEnd
-        framer = LineFramer(maxLineBytes: maxLineBytes)
         userUnverified = record.identity != .trusted
     }
-}
-
-/// A framed request kept while its session is held.
-enum HeldEvent {
-    case line([UInt8])
-    case tooLong(prefix: [UInt8])
 }
 
 /// A write request waiting for the group commit: its event, or the error of its params (a write

@@ -3,9 +3,10 @@ import Synchronization
 
 /// What sessions and the database watcher hand to the engine thread.
 enum Input {
-    /// A session starts: the engine records it before any of its bytes.
+    /// A session starts: the engine records it before any of its input.
     case opened(SessionRecord)
-    case bytes(session: Int, [UInt8])
+    /// A piece of a session's bytes, framed and decoded by its sender (`EngineSession`).
+    case input(session: Int, SessionInput)
     /// The session's input ended (its reader hit end of file, or it was closed).
     case endOfInput(session: Int)
     /// Another process may have committed (the database's files were written).
@@ -43,33 +44,31 @@ final class InputQueue: @unchecked Sendable {
         self.capacityBytes = capacityBytes
     }
 
-    /// The most bytes queued as one item: a larger send is queued in pieces, each waiting for
-    /// room, so that another session's request (an ack) waits behind at most about
-    /// `capacityBytes` of it, however much a client hands over at once. (A line may span pieces:
-    /// the engine joins a session's bytes into lines.)
+    /// The most bytes a session's sender frames and queues as one item: a larger send is
+    /// queued in pieces, each waiting for room, so that another session's request (an ack) waits
+    /// behind at most about `capacityBytes` of it, however much a client hands over at once. (A
+    /// line may span pieces: the session's framer joins them.)
     static let pieceBytes = 64 << 10
 
     /// `bytes` in pieces of at most `pieceBytes`.
-    private static func pieces(of bytes: [UInt8]) -> [ArraySlice<UInt8>] {
+    static func pieces(of bytes: [UInt8]) -> [ArraySlice<UInt8>] {
         stride(from: 0, to: bytes.count, by: pieceBytes).map { bytes[$0..<min($0 + pieceBytes, bytes.count)] }
     }
 
-    /// Adds input; waits while the session's queue is full. Returns false once the engine has
-    /// stopped or the session has ended (a session's input is accepted from its `.opened` on).
+    /// Adds input; waits while the session's queue is full (unless `waitingForRoom` is false: a
+    /// closing session's last line). Returns false once the engine has stopped or the session has
+    /// ended (a session's input is accepted from its `.opened` on).
     @discardableResult
-    func push(_ input: Input) -> Bool {
-        if case .bytes(let session, let bytes) = input, bytes.count > Self.pieceBytes {
-            return Self.pieces(of: bytes).allSatisfy { push(.bytes(session: session, Array($0))) }
-        }
+    func push(_ input: Input, waitingForRoom: Bool = true) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         switch input {
-        case .bytes(let session, let bytes):
-            while queuedBytes[session, default: 0] > capacityBytes && !stopped && open.contains(session) {
+        case .input(let session, let input):
+            while waitingForRoom && queuedBytes[session, default: 0] > capacityBytes && !stopped && open.contains(session) {
                 condition.wait()
             }
             if stopped || !open.contains(session) { return false }
-            queuedBytes[session, default: 0] += bytes.count
+            queuedBytes[session, default: 0] += input.byteCount
         case .endOfInput(let session):
             if stopped || !open.contains(session) { return false }
         case .databaseChanged:
@@ -91,21 +90,15 @@ final class InputQueue: @unchecked Sendable {
     /// thread while the session's queue is full (or held), so that an event loop or a task of the
     /// cooperative pool can feed a session. Returns false once the engine has stopped or the
     /// session has ended.
-    func pushSuspending(session: Int, _ bytes: [UInt8]) async -> Bool {
-        if bytes.count > Self.pieceBytes {
-            for piece in Self.pieces(of: bytes) {
-                guard await pushSuspending(session: session, Array(piece)) else { return false }
-            }
-            return true
-        }
+    func pushSuspending(session: Int, _ input: SessionInput) async -> Bool {
         while true {
             let outcome: Bool? = {
                 condition.lock()
                 defer { condition.unlock() }
                 if stopped || !open.contains(session) { return false }
                 if queuedBytes[session, default: 0] > capacityBytes { return nil }
-                queuedBytes[session, default: 0] += bytes.count
-                items.append(.bytes(session: session, bytes))
+                queuedBytes[session, default: 0] += input.byteCount
+                items.append(.input(session: session, input))
                 condition.broadcast()
                 return true
             }()
@@ -133,11 +126,11 @@ final class InputQueue: @unchecked Sendable {
         case ended
     }
 
-    /// Adds a session's bytes without waiting, for an event loop that feeds a session: when the
+    /// Adds a session's input without waiting, for an event loop that feeds a session: when the
     /// session's queue is full (more than `capacityBytes` wait, held or not) nothing is queued and
     /// `whenRoom` is called once, on whatever thread makes the room (never under this queue's
-    /// lock), when the bytes may be offered again.
-    func tryPush(session: Int, _ bytes: [UInt8], whenRoom: @escaping @Sendable () -> Void) -> TryPushOutcome {
+    /// lock), when the input may be offered again.
+    func tryPush(session: Int, _ input: SessionInput, whenRoom: @escaping @Sendable () -> Void) -> TryPushOutcome {
         condition.lock()
         defer { condition.unlock() }
         if stopped || !open.contains(session) { return .ended }
@@ -145,8 +138,8 @@ final class InputQueue: @unchecked Sendable {
             roomCallbacks[session, default: []].append(whenRoom)
             return .full
         }
-        queuedBytes[session, default: 0] += bytes.count
-        items.append(.bytes(session: session, bytes))
+        queuedBytes[session, default: 0] += input.byteCount
+        items.append(.input(session: session, input))
         condition.broadcast()
         return .pushed
     }
@@ -187,7 +180,7 @@ final class InputQueue: @unchecked Sendable {
         var kept: [Input] = []
         for item in items {
             if stopped || isTakeable(item) {
-                if case .bytes(let session, let bytes) = item { queuedBytes[session, default: 0] -= bytes.count }
+                if case .input(let session, let input) = item { queuedBytes[session, default: 0] -= input.byteCount }
                 taken.append(item)
             } else {
                 kept.append(item)
@@ -202,7 +195,7 @@ final class InputQueue: @unchecked Sendable {
 
     private func isTakeable(_ input: Input) -> Bool {
         switch input {
-        case .bytes(let session, _), .endOfInput(let session): !held.contains(session)
+        case .input(let session, _), .endOfInput(let session): !held.contains(session)
         case .opened, .databaseChanged, .call: true
         }
     }
