@@ -2,19 +2,6 @@ import ChatModel
 import SQLite
 
 extension ChatDatabase {
-    // SQL that embeds the chat columns, built once rather than at every call.
-    /// The chats changed for a user after a sequence: rows of that membership (`user_id`) or of
-    /// every member (no `user_id`); a chat the user is no longer (or was never) a member of
-    /// comes back without a row, as removed.
-    static let changesSQL = """
-        SELECT latest.chat_id, m.chat_id IS NULL, \(chatColumns)
-        FROM (SELECT chat_id, MAX(sequence) AS sequence FROM change_log
-              WHERE sequence > ?1 AND (user_id IS NULL OR user_id = ?2) GROUP BY chat_id) AS latest
-        LEFT JOIN membership AS m ON m.chat_id = latest.chat_id AND m.user_id = ?2
-        LEFT JOIN chat ON chat.id = m.chat_id
-        \(lastMessageJoin)
-        ORDER BY latest.sequence
-        """
     /// A page: the user's memberships of the list (through `membership_user`, the pinned ones
     /// first and in order; or by a scan), sorted by date, then the page's chat rows.
     static func pageSQL(_ access: MembershipAccess) -> String {
@@ -40,14 +27,28 @@ extension ChatDatabase {
     /// hold is to be ignored), and the highest sequence read — all from one read transaction.
     ///
     /// - Throws: `ChatStoreError.changeLogGap` when changes after `sequence` were pruned.
-    /// - Complexity: O(log entries after `sequence`), whatever the number of users.
+    /// - Complexity: O(log entries after `sequence`) and O(log n) per chat they name, whatever
+    ///   the number of users.
     public func changes(after sequence: Int64, user: String = User.defaultID) throws -> (changes: [ChatChange], latestSequence: Int64) {
         try db.inTransaction(.deferred) {
             let pruned = try prunedThrough()
             if pruned > sequence { throw ChatStoreError.changeLogGap(after: sequence, prunedThrough: pruned) }
-            let changes = try db.cachedStatement(Self.changesSQL).fetchAll(sequence, user) { row -> ChatChange in
-                let removed: Bool = row[1]
-                return ChatChange(chatID: row[0], chat: removed ? nil : Self.decodeChat(row, from: 2))
+            // The chats the entries name, each at its latest entry: the entries in log (rowid)
+            // order, a chat named again moves to the end. Then each chat, once. (Sorted in SQL —
+            // GROUP BY, then ORDER BY — the two sorts cost as much as reading the chats.)
+            var named: [String?] = []  // nil where the chat is named again later
+            var slot: [String: Int] = [:]
+            try db.cachedStatement("""
+                SELECT chat_id FROM change_log WHERE sequence > ?1 AND (user_id IS NULL OR user_id = ?2) ORDER BY sequence
+                """).forEachRow([sequence, user]) { row in
+                let chatID: String = row[0]
+                if let earlier = slot.updateValue(named.count, forKey: chatID) { named[earlier] = nil }
+                named.append(chatID)
+            }
+            var changes: [ChatChange] = []
+            changes.reserveCapacity(slot.count)
+            for case let chatID? in named {
+                changes.append(ChatChange(chatID: chatID, chat: try fetchChat(id: chatID, user: user)))
             }
             return (changes, try latestChangeSequence())
         }

@@ -6,17 +6,18 @@ import TestSupport
 /// than hang.
 @Suite struct DeadlineTests {
     /// A wait that does not end on cancellation (as `Task.value` of a server that never stops)
-    /// fails at the deadline: the test goes on without waiting for it.
+    /// fails at the deadline: the test goes on without waiting for it. (Its resume comes after
+    /// an hour, long after the run; waited for, the wait would succeed instead of throwing. In a
+    /// whole run the deadline's timer waits for a thread of the busy cooperative pool: 41 s
+    /// measured, so no bound on the time.)
     @Test func aWaitThatIgnoresCancellationFailsAtItsDeadline() async throws {
-        let started = ContinuousClock.now
         await #expect(throws: DeadlineExceeded.self) {
             try await withDeadline(.milliseconds(200), "a wait for a late resume") {
                 await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-                    DispatchQueue.global().asyncAfter(deadline: .now() + 30) { continuation.resume() }
+                    DispatchQueue.global().asyncAfter(deadline: .now() + 3600) { continuation.resume() }
                 }
             }
         }
-        #expect(ContinuousClock.now - started < .seconds(20))
     }
 
     @Test func aResultAndAnErrorWithinTheDeadlineComeThrough() async throws {
