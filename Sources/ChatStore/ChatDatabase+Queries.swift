@@ -2,6 +2,19 @@ import ChatModel
 import SQLite
 
 extension ChatDatabase {
+    /// The entries of the change log for a user after a sequence, newest first: those of that
+    /// membership (`user_id`) or of every member (no `user_id`), each with its chat as the user
+    /// sees it now; a chat the user is no longer (or was never) a member of comes without a
+    /// row, as removed.
+    static let changesSQL = """
+        SELECT log.chat_id, m.chat_id IS NULL, \(chatColumns)
+        FROM change_log AS log
+        LEFT JOIN membership AS m ON m.chat_id = log.chat_id AND m.user_id = ?2
+        LEFT JOIN chat ON chat.id = m.chat_id
+        \(lastMessageJoin)
+        WHERE log.sequence > ?1 AND (log.user_id IS NULL OR log.user_id = ?2)
+        ORDER BY log.sequence DESC
+        """
     /// A page: the user's memberships of the list (through `membership_user`, the pinned ones
     /// first and in order; or by a scan), sorted by date, then the page's chat rows.
     static func pageSQL(_ access: MembershipAccess) -> String {
@@ -27,29 +40,24 @@ extension ChatDatabase {
     /// hold is to be ignored), and the highest sequence read — all from one read transaction.
     ///
     /// - Throws: `ChatStoreError.changeLogGap` when changes after `sequence` were pruned.
-    /// - Complexity: O(log entries after `sequence`) and O(log n) per chat they name, whatever
-    ///   the number of users.
+    /// - Complexity: O(log n) per log entry after `sequence`, whatever the number of users.
     public func changes(after sequence: Int64, user: String = User.defaultID) throws -> (changes: [ChatChange], latestSequence: Int64) {
         try db.inTransaction(.deferred) {
             let pruned = try prunedThrough()
             if pruned > sequence { throw ChatStoreError.changeLogGap(after: sequence, prunedThrough: pruned) }
-            // The chats the entries name, each at its latest entry: the entries in log (rowid)
-            // order, a chat named again moves to the end. Then each chat, once. (Sorted in SQL —
-            // GROUP BY, then ORDER BY — the two sorts cost as much as reading the chats.)
-            var named: [String?] = []  // nil where the chat is named again later
-            var slot: [String: Int] = [:]
-            try db.cachedStatement("""
-                SELECT chat_id FROM change_log WHERE sequence > ?1 AND (user_id IS NULL OR user_id = ?2) ORDER BY sequence
-                """).forEachRow([sequence, user]) { row in
-                let chatID: String = row[0]
-                if let earlier = slot.updateValue(named.count, forKey: chatID) { named[earlier] = nil }
-                named.append(chatID)
-            }
+            // The entries newest first (the rowid's order backwards: no sort), each with its
+            // chat as `user` sees it now; a chat's first entry so is its latest, later rows of
+            // the same chat are skipped undecoded. (A GROUP BY, then an ORDER BY, sorted them in
+            // two temporary B-trees: as much time as reading the chats.)
             var changes: [ChatChange] = []
-            changes.reserveCapacity(slot.count)
-            for case let chatID? in named {
-                changes.append(ChatChange(chatID: chatID, chat: try fetchChat(id: chatID, user: user)))
+            var seen: Set<String> = []
+            try db.cachedStatement(Self.changesSQL).forEachRow([sequence, user]) { row in
+                let chatID: String = row[0]
+                guard seen.insert(chatID).inserted else { return }
+                let removed: Bool = row[1]
+                changes.append(ChatChange(chatID: chatID, chat: removed ? nil : Self.decodeChat(row, from: 2)))
             }
+            changes.reverse()
             return (changes, try latestChangeSequence())
         }
     }
