@@ -154,7 +154,8 @@ extension ListOrderTests {
 
 extension ListOrderTests {
     /// A membership's `chat_rowid` is a hint: chat rows renumbered (as a VACUUM may do) or a
-    /// missing hint still load each chat with its own title and last message.
+    /// missing hint still load each chat with its own title and last message, and the change
+    /// log's reader still reads each.
     @Test func staleChatRowIDHintsStillLoadEachChatsOwnRow() throws {
         let test = try TestStore()
         for i in 0..<20 {
@@ -171,5 +172,9 @@ extension ListOrderTests {
         #expect(all == before)
         #expect(all == (try test.store.chats(offset: 0, limit: 100)))
         #expect(all.allSatisfy { $0.title == "title \($0.id.dropFirst())" })
+        // The change log's reader finds them by their hints too: each stale one by its id.
+        let changes = try test.store.changes(after: 0).changes
+        #expect(changes.map(\.chatID) == (0..<20).map { "c\($0)" })
+        for change in changes { #expect(change.chat == before.first { $0.id == change.chatID }, "\(change.chatID)") }
     }
 }
