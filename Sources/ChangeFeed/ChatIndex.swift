@@ -132,17 +132,37 @@ public struct ChatIndex {
         return chats
     }
 
+    /// The chats with `ids`, which must be in the index, whole, keeping the content read.
+    ///
+    /// - Complexity: O(ids), plus one read of the source for the chats without content.
+    mutating func chatsLoadingContent(ids: [String]) -> [Chat] {
+        let (chats, read) = wholeChats(ids)
+        for (position, slot) in read { chatsByID.setContent(slot: slot, chats[position]) }
+        return chats
+    }
+
+    /// The revision of the chat with `id`, read in place (the chat is not copied). O(1).
+    func revision(of id: String) -> Int64? {
+        chatsByID.slot(of: id).map { chatsByID.chats[$0].revision }
+    }
+
     /// The rows of `view` at `start ..< start + count`, whole, and those whose content was read
     /// (their positions among them and their slots in `chatsByID`; none when a read failed).
     private func rows(
         from start: Int, count: Int, in view: ChatListView
     ) -> (chats: [Chat], read: [(position: Int, slot: Int)]) {
-        let keys = keys(from: start, count: count, in: view)
+        wholeChats(keys(from: start, count: count, in: view).lazy.map(\.id))
+    }
+
+    /// The chats with `ids`, whole (see `rows(from:count:in:)`).
+    private func wholeChats(
+        _ ids: some Collection<String>
+    ) -> (chats: [Chat], read: [(position: Int, slot: Int)]) {
         var chats: [Chat] = []
-        chats.reserveCapacity(keys.count)
+        chats.reserveCapacity(ids.count)
         var missing: [(position: Int, slot: Int)] = []
-        for key in keys {
-            let slot = chatsByID.slot(of: key.id)!
+        for id in ids {
+            let slot = chatsByID.slot(of: id)!
             if !chatsByID.hasContent[slot] { missing.append((chats.count, slot)) }
             chats.append(chatsByID.chats[slot])
         }

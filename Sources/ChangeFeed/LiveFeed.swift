@@ -436,15 +436,13 @@ public final class LiveFeed {
             var structural: Batch<Chat>?
             var updates: Batch<Chat>?
             let newCount: Int
-            var items: [Chat]?
             if let shown = subscription.shown {
                 subscription.shown = nil
-                let current = snapshot(of: subscription)
-                var diff = shown.diff(to: current)
+                var (diff, count) = shown.diff(
+                    to: subscription.view, count: subscription.limit ?? rowCount(of: subscription.view), in: &index)
                 structural = diff.structural.take()
                 updates = diff.updates.take()
-                newCount = current.count
-                items = current
+                newCount = count
             } else if subscription.awaitsSingleChange {
                 // Set only during an `apply` of one change (`track`), so `singleChange` is it.
                 subscription.awaitsSingleChange = false
@@ -467,7 +465,7 @@ public final class LiveFeed {
             let seq = subscription.lastSentSeq
             if options.resetRule.prefersReset(over: structural, updates, rows: newCount) {
                 notifications.append(.reset(
-                    subscription: subscription.id, seq: seq, counts: counts, items: items ?? snapshot(of: subscription)))
+                    subscription: subscription.id, seq: seq, counts: counts, items: snapshot(of: subscription)))
             } else if let structural = structural.take() {
                 // Taken, not bound: `if let` would copy the batch (a retain of each array).
                 notifications.append(.batch(subscription: subscription.id, seq: seq, counts: counts, batch: structural))

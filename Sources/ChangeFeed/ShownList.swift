@@ -20,6 +20,13 @@ struct ShownList {
     /// In the subscriber's order.
     let rows: [Row]
 
+    /// A row as the diff compares it: 24 bytes (a row holding its chat, even absent, is ten times
+    /// that, and the arrays of a whole list's rows were each a fresh mapping of pages).
+    struct DiffedRow: DiffableItem {
+        var id: String
+        var revision: Int64
+    }
+
     /// The first `limit` rows (all when nil) of `view` as the subscriber last saw them: the
     /// current index with every chat of `known` (what the subscriber saw of each chat changed
     /// since) put back where it was.
@@ -33,7 +40,7 @@ struct ShownList {
         var unchanged: [Row] = []
         unchanged.reserveCapacity(scanned)
         for key in index.keys(from: 0, count: scanned, in: view) where known[key.id] == nil {
-            unchanged.append(Row(key: key, revision: index.storedChat(id: key.id)!.revision))
+            unchanged.append(Row(key: key, revision: index.revision(of: key.id)!))
         }
         var changed: [Row] = []
         changed.reserveCapacity(known.count)
@@ -58,33 +65,46 @@ struct ShownList {
         self.rows = rows
     }
 
-    /// The batches that take these rows to `current` (the subscription's list now): only the
-    /// chats whose order key changed may move (docs/PROTOCOL.md, Applying a batch), a row whose revision changed gets its
-    /// current content in the deferred batch.
+    /// The batches that take these rows to the first `count` rows of `view` now (all when
+    /// fewer): only the chats whose order key changed may move (docs/PROTOCOL.md, Applying a
+    /// batch), a row whose revision changed gets its current content in the deferred batch. The
+    /// rows are compared by id, order key and revision, read in place; only the chats the
+    /// batches carry are copied whole (their content read at once when the index lacks it).
     ///
     /// - Complexity: O((r + m) log(r + m)) for r rows shown and m current rows.
-    func diff(to current: [Chat]) -> ListDiffResult<Chat> {
+    func diff(to view: ChatListView, count: Int, in index: inout ChatIndex) -> (result: ListDiffResult<Chat>, newCount: Int) {
         var shownByID = [String: Row](minimumCapacity: rows.count)
         for row in rows { shownByID[row.key.id] = row }
         var keyChanged = Set<String>()
-        for chat in current {
-            if let row = shownByID[chat.id], row.revision != chat.revision, row.key != chat.orderKey {
-                keyChanged.insert(chat.id)
-            }
+        let keys = index.keys(from: 0, count: count, in: view)
+        var new: [DiffedRow] = []
+        new.reserveCapacity(keys.count)
+        for key in keys {
+            let revision = index.revision(of: key.id)!
+            if let row = shownByID[key.id], row.revision != revision, row.key != key { keyChanged.insert(key.id) }
+            new.append(DiffedRow(id: key.id, revision: revision))
         }
-        let old = rows.map { ResumeRow(id: $0.key.id, revision: $0.revision, chat: nil) }
-        let new = current.map { ResumeRow(id: $0.id, revision: $0.revision, chat: $0) }
-        let result: ListDiffResult<ResumeRow>
+        let old = rows.map { DiffedRow(id: $0.key.id, revision: $0.revision) }
+        let result: ListDiffResult<DiffedRow>
         do {
             result = try ListDiffer.diff(from: old, to: new, orderKeyChanged: keyChanged)
         } catch {
             // Ids are distinct and unchanged keys keep their order in both lists, so this cannot
-            // happen; the blind diff still brings the subscriber to `current`.
+            // happen; the blind diff still brings the subscriber to the current rows.
             assertionFailure("the shown rows contradict the list: \(error)")
             result = (try? ListDiffer.diff(from: old, to: new)) ?? ListDiffResult(structural: nil, updates: nil)
         }
-        // Inserted and updated rows come from `current`, so each has its chat.
-        return ListDiffResult(
-            structural: result.structural?.mapItems { $0.chat! }, updates: result.updates?.mapItems { $0.chat! })
+        // The inserted and updated rows, whole.
+        var carried: [String] = []
+        for batch in [result.structural, result.updates] {
+            guard let batch else { continue }
+            for item in batch.inserts { carried.append(item.item.id) }
+            for item in batch.updates { carried.append(item.item.id) }
+        }
+        let chats = Dictionary(zip(carried, index.chatsLoadingContent(ids: carried)), uniquingKeysWith: { first, _ in first })
+        return (
+            ListDiffResult(structural: result.structural?.mapItems { chats[$0.id]! }, updates: result.updates?.mapItems { chats[$0.id]! }),
+            keys.count
+        )
     }
 }
