@@ -67,7 +67,8 @@ extension ChatDatabase {
                     changes.append(ChatChange(chatID: chatID, chat: Self.decodeChat(row, from: 2)))
                 }
             }
-            // Chats whose hint was stale, by their id (rare: the next load refreshes the hints).
+            // Chats whose hint was stale, by their id: a second read each (a VACUUM that renumbered
+            // the chat rows leaves the hints stale; nothing rewrites them, as for the start-up's load).
             for (slot, chatID) in stale { changes[slot].chat = try fetchChat(id: chatID, user: user) }
             changes.reverse()
             return (changes, try latestChangeSequence())
