@@ -145,6 +145,7 @@ public actor ChatClient {
         if closed { throw ChatfeedClientError.connectionClosed }
         if let failure { throw failure }
         guard let connection else { throw ChatfeedClientError.connectionLost("no connection") }
+        let generation = generation
         let id = nextRequestID
         nextRequestID += 1
         let line = Self.line(id: id, request, user: user)
@@ -165,6 +166,10 @@ public actor ChatClient {
                     pending[id] = nil
                     request.timer?.cancel()
                     continuation.resume(throwing: error)
+                    // A write that finds the connection gone ends it now, before its reader sees
+                    // the end (which a busy machine delays): the next request waits for the
+                    // reconnect instead of writing to the dead connection too.
+                    if case ChatfeedClientError.connectionLost = error { connectionEnded(generation: generation) }
                 }
             }
         } onCancel: {
@@ -309,6 +314,9 @@ public actor ChatClient {
 
     private func connectionEnded(generation: Int) {
         guard generation == self.generation else { return }
+        // Ended once: its reader's end after a failed write, and any line it still reads, are
+        // ignored (`adopt` moves the generation on again for the next connection).
+        self.generation += 1
         let reason = connection?.endReason ?? "the connection ended"
         connection = nil
         let lost: ChatfeedClientError = closed ? .connectionClosed : .connectionLost(reason)

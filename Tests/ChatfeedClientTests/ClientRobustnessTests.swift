@@ -100,6 +100,22 @@ import TestSupport
         await #expect(throws: CancellationError.self) { try await call.value }
     }
 
+    /// A write that finds the connection gone ends that connection at once, before its lines end
+    /// (a killed child's stdout is read later on a busy machine): the next call waits for the
+    /// reconnect and is answered on the new connection, instead of failing on the dead one too
+    /// (`EndToEndTests.aKilledChildIsRestartedAndTheSequenceGoesOn` failed in CI so).
+    @Test(.hangGuard) func aWriteToALostConnectionEndsItAndTheNextCallWaitsForTheReconnect() async throws {
+        let scripted = try await ScriptedClient()
+        scripted.engine.sever()
+        await #expect(throws: ChatfeedClientError.self) { _ = try await scripted.client.listChats(limit: 1) }
+        let call = Task { [client = scripted.client] in try await client.listChats(limit: 1) }
+        let second = try await scripted.transport.connection(1)
+        try await second.answer("chats.list", result: #"{"total":0,"unread":\#(zeroUnreadJSON),"items":[]}"#)
+        #expect(try await call.value.total == 0)
+        #expect(scripted.engine.pending().isEmpty)
+        await scripted.client.close()
+    }
+
     /// Before, a call waiting for the reconnect waited for all of it (here 5 s) before it saw
     /// that its task was cancelled.
     @Test func cancellingACallThatWaitsForTheReconnectEndsItAtOnce() async throws {

@@ -43,9 +43,15 @@ final class ScriptedConnection: ChatfeedConnection {
     var endReason: String? { "the script ended it" }
 
     func send(_ line: [UInt8]) throws {
+        if severed.withLock({ $0 }) { throw ChatfeedClientError.connectionLost("the script closed its input") }
         let value = try JSONValue(parsing: Array(line.dropLast()))
         sent.withLock { $0.append(value) }
     }
+
+    /// Refuses every later send as a lost connection, its lines still open: as a killed child,
+    /// whose stdin the client finds closed before its reader sees stdout end.
+    func sever() { severed.withLock { $0 = true } }
+    private let severed = Mutex(false)
 
     func close() async { continuation.finish() }
 
