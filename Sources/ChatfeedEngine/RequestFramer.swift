@@ -3,7 +3,7 @@ import WireProtocol
 /// A request line of a session, framed and decoded on the thread that sent it
 /// (`EngineSession.send`): the engine thread, which every session's requests go through, only
 /// handles it. Decoding was a tenth of the engine thread's time in a saturated ingest
-/// (Benchmarks/Results/daemon.md, 2026-12-06 19:10).
+/// (Benchmarks/Results/daemon.md, 2026-12-06 19:06–20:00).
 enum FramedRequest: Sendable {
     case request(RPCRequest)
     /// A line that is not a valid request (bad JSON, not a JSON-RPC request): its error.

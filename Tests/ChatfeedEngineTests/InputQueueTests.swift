@@ -68,7 +68,8 @@ import Testing
     }
 }
 
-private final class DiscardedOutput: EngineOutput {
+/// An output that drops every line: for tests of the input side alone.
+final class DiscardedOutput: EngineOutput {
     func enqueue(_ bytes: [UInt8]) {}
     func flush() -> Bool { true }
     var isPeerGone: Bool { false }

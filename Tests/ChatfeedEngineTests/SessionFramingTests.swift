@@ -39,7 +39,7 @@ import WireProtocol
 
     static func open(capacity: Int = 256 << 10, maxLineBytes: Int = 1 << 20) -> (InputQueue, EngineSession) {
         let queue = InputQueue(capacityBytes: capacity)
-        _ = queue.push(.opened(SessionRecord(id: 1, identity: .trusted, output: NoOutput())))
+        _ = queue.push(.opened(SessionRecord(id: 1, identity: .trusted, output: DiscardedOutput())))
         _ = queue.takeAll(waitingAtMost: 0)
         return (queue, EngineSession(id: 1, identity: .trusted, queue: queue, maxLineBytes: maxLineBytes))
     }
@@ -82,10 +82,4 @@ import WireProtocol
         #expect(taken.ended)
         #expect(!session.send(Array("\n".utf8)))  // ended: refused
     }
-}
-
-private final class NoOutput: EngineOutput {
-    func enqueue(_ bytes: [UInt8]) {}
-    func flush() -> Bool { true }
-    var isPeerGone: Bool { false }
 }
