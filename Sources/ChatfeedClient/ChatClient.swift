@@ -168,8 +168,12 @@ public actor ChatClient {
                     continuation.resume(throwing: error)
                     // A write that finds the connection gone ends it now, before its reader sees
                     // the end (which a busy machine delays): the next request waits for the
-                    // reconnect instead of writing to the dead connection too.
-                    if case ChatfeedClientError.connectionLost = error { connectionEnded(generation: generation) }
+                    // reconnect instead of writing to the dead connection too. And closes it: a
+                    // child still running, a half-open socket, is not left to end by itself.
+                    if case ChatfeedClientError.connectionLost = error, generation == self.generation {
+                        connectionEnded(generation: generation)
+                        Task { await connection.close() }
+                    }
                 }
             }
         } onCancel: {

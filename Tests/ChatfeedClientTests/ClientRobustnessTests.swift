@@ -113,6 +113,11 @@ import TestSupport
         try await second.answer("chats.list", result: #"{"total":0,"unread":\#(zeroUnreadJSON),"items":[]}"#)
         #expect(try await call.value.total == 0)
         #expect(scripted.engine.pending().isEmpty)
+        // The lost connection was closed, not left to end by itself (a child still running, a
+        // half-open socket).
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !scripted.engine.wasClosed, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(scripted.engine.wasClosed)
         await scripted.client.close()
     }
 

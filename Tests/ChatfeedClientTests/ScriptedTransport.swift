@@ -53,7 +53,14 @@ final class ScriptedConnection: ChatfeedConnection {
     func sever() { severed.withLock { $0 = true } }
     private let severed = Mutex(false)
 
-    func close() async { continuation.finish() }
+    func close() async {
+        closed.withLock { $0 = true }
+        continuation.finish()
+    }
+
+    /// True once the client closed the connection (`close()`).
+    var wasClosed: Bool { closed.withLock { $0 } }
+    private let closed = Mutex(false)
 
     /// Writes a line to the client.
     func push(_ line: String) { continuation.yield(Array(line.utf8)) }
