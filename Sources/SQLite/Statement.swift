@@ -8,6 +8,8 @@ public final class Statement {
     public let sql: String
     @usableFromInline let handle: OpaquePointer
     unowned let database: Database
+    /// The number of its parameters (the largest `?N`).
+    let parameterCount: Int
 
     init(database: Database, sql: String) throws(SQLiteError) {
         var handle: OpaquePointer?
@@ -19,14 +21,18 @@ public final class Statement {
         self.sql = sql
         self.handle = handle
         self.database = database
+        parameterCount = Int(sqlite3_bind_parameter_count(handle))
     }
 
     deinit { sqlite3_finalize(handle) }
 
-    /// Resets the statement and binds `arguments` to its parameters `?1`, `?2`, ….
+    /// Resets the statement and binds `arguments` to its parameters `?1`, `?2`, …; parameters
+    /// beyond them are NULL.
     public func bind(_ arguments: [any DatabaseValueConvertible]) throws(SQLiteError) {
         sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
+        // (Arguments for every parameter replace each earlier binding: nothing to clear, a
+        // pass over every parameter spared on each write's statements.)
+        if arguments.count < parameterCount { sqlite3_clear_bindings(handle) }
         for (offset, argument) in arguments.enumerated() {
             let code = argument.bind(to: handle, at: Int32(offset + 1))
             if code != SQLITE_OK { throw database.error(code: code, sql: sql) }
