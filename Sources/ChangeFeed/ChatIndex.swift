@@ -18,6 +18,13 @@ public struct ChatIndex {
     @inlinable
     static func slot(of view: ChatListView) -> Int { (view.list == .main ? 0 : 2) + (view.unreadOnly ? 1 : 0) }
 
+    /// Whether a chat in `list` (nil: none) with `unread` unread messages is a row of the view at
+    /// `slot` (`slot(of:)` inverted: main, main unread-only, archive, archive unread-only).
+    @inlinable
+    static func view(at slot: Int, holds list: ChatList?, unread: Int64) -> Bool {
+        list == (slot < 2 ? .main : .archive) && (slot % 2 == 0 || unread > 0)
+    }
+
     @inlinable
     static func slot(of list: ChatList) -> Int { list == .main ? 0 : 1 }
 
@@ -33,38 +40,47 @@ public struct ChatIndex {
         self.content = content
         // One pass over the chats in place, reading only the fields each view needs: iterating
         // copies of the chats retained every string of every chat, once per view (40% of a
-        // start-up at 1,000,000 chats). Each view's keys go to a buffer of their exact number
-        // and are moved from it into the view's ordered set (`RankedSet(movingSorted:)`):
-        // copying them there and destroying the array retained and released each id.
+        // start-up at 1,000,000 chats). Each view's keys go straight into its ordered set when
+        // they come in its order, as the store's load gives them (`RankedSet.SortedBuilder`: a
+        // buffer of them first was a fifth of a start-up's page faults); a view whose keys do not
+        // is sorted in a buffer of their exact number and moved from it into its set
+        // (`RankedSet(movingSorted:)`: copying them there and destroying the array retained and
+        // released each id).
         var listCounters = [ListCounters(), ListCounters()]
-        var keys: [UnsafeMutableBufferPointer<ChatOrderKey>] = []
+        var orders: [RankedSet<ChatOrderKey>] = []
         chats.withUnsafeBufferPointer { chats in
             var counts = [Int](repeating: 0, count: ChatListView.all.count)
             for i in chats.indices {
                 counts[Self.slot(of: ChatListView(list: chats[i].list))] += 1
                 if chats[i].unread > 0 { counts[Self.slot(of: ChatListView(list: chats[i].list, unreadOnly: true))] += 1 }
             }
-            keys = counts.map { UnsafeMutableBufferPointer.allocate(capacity: $0) }
-            var filled = [Int](repeating: 0, count: keys.count)
-            func append(_ key: consuming ChatOrderKey, to slot: Int) {
-                (keys[slot].baseAddress! + filled[slot]).initialize(to: key)
-                filled[slot] += 1
-            }
+            var builders = counts.map { RankedSet<ChatOrderKey>.SortedBuilder(count: $0) }
             for i in chats.indices {
                 listCounters[Self.slot(of: chats[i].list)].add(unread: chats[i].unread, muted: chats[i].muted)
                 let key = ChatOrderKey(pinOrder: chats[i].pinOrder, lastMessageDate: chats[i].lastMessageDate, id: chats[i].id)
-                if chats[i].unread > 0 { append(key, to: Self.slot(of: ChatListView(list: chats[i].list, unreadOnly: true))) }
-                append(key, to: Self.slot(of: ChatListView(list: chats[i].list)))
+                if chats[i].unread > 0 { builders[Self.slot(of: ChatListView(list: chats[i].list, unreadOnly: true))].append(key) }
+                builders[Self.slot(of: ChatListView(list: chats[i].list))].append(key)
+            }
+            for slot in builders.indices {
+                if let built = builders[slot].finish() {
+                    orders.append(built)
+                    continue
+                }
+                // Not in the view's order: its keys sorted in a buffer, then moved into its set.
+                var keys = UnsafeMutableBufferPointer<ChatOrderKey>.allocate(capacity: counts[slot])
+                var filled = 0
+                for i in chats.indices where Self.view(at: slot, holds: chats[i].list, unread: chats[i].unread) {
+                    (keys.baseAddress! + filled).initialize(
+                        to: ChatOrderKey(pinOrder: chats[i].pinOrder, lastMessageDate: chats[i].lastMessageDate, id: chats[i].id))
+                    filled += 1
+                }
+                keys.sort()
+                orders.append(RankedSet(movingSorted: keys))
+                keys.deallocate()
             }
         }
         self.listCounters = listCounters
-        orders = []
-        for slot in keys.indices {
-            // In place: zipping the keys would copy each.
-            if !(keys[slot].indices.dropFirst()).allSatisfy({ keys[slot][$0 - 1] < keys[slot][$0] }) { keys[slot].sort() }
-            orders.append(RankedSet(movingSorted: keys[slot]))
-            keys[slot].deallocate()
-        }
+        self.orders = orders
     }
 
     /// Number of chats in every list.
@@ -218,11 +234,8 @@ public struct ChatIndex {
         let previousList = replaced?.chat.list, previousUnread = replaced?.chat.unread ?? 0
         var ranks = ChangeRanks()
         for slot in 0..<orders.count {
-            // `slot(of:)` inverted: main, main unread-only, archive, archive unread-only.
-            let list: ChatList = slot < 2 ? .main : .archive
-            let unreadOnly = slot % 2 == 1
-            let was = previousList == list && (!unreadOnly || previousUnread > 0)
-            let now = currentList == list && (!unreadOnly || currentUnread > 0)
+            let was = Self.view(at: slot, holds: previousList, unread: previousUnread)
+            let now = Self.view(at: slot, holds: currentList, unread: currentUnread)
             guard was || now else { continue }
             guard !was || !now || keyChanged else { continue }
             // The new key first: a chat that moves within a list of one never empties its block,

@@ -49,4 +49,39 @@ struct ChatIndexTests {
         #expect(index.chats(from: 0, count: list.count + 1) == list)
         #expect(index.chat(id: "") == nil, "a free slot's placeholder is not a chat")
     }
+
+    /// A load gives every view its chats in order, with the lists' counters, whatever the order
+    /// the chats come in: the store's (each view's keys go straight into its set), shuffled, or
+    /// in order but for one pair (that view's keys are sorted first). Against a filter and a sort
+    /// of the chats, view by view.
+    @Test(arguments: [UInt64(71), 72, 73])
+    func aLoadGivesEachViewItsChatsInOrderWhateverTheirOrder(seed: UInt64) {
+        var generator = SeededGenerator(seed: seed)
+        let chats = (0..<1_500).map { n in
+            Chat(id: n % 3 == 0 ? "c\(n)" : "a-longer-chat-id-\(n)", title: "chat \(n)", createdAt: 0, lastMessage: nil,
+                 lastMessageDate: Int64.random(in: 0..<400, using: &generator),
+                 unread: Bool.random(using: &generator) ? 0 : Int64.random(in: 1...9, using: &generator),
+                 revision: 1, list: Int.random(in: 0..<4, using: &generator) == 0 ? .archive : .main,
+                 pinOrder: Int.random(in: 0..<20, using: &generator) == 0 ? Int64.random(in: 1...5, using: &generator) : 0)
+        }
+        // The store's order: the archive, then main, each by its order key.
+        let inOrder = chats.sorted { ($0.list == .archive ? 0 : 1, $0.orderKey) < ($1.list == .archive ? 0 : 1, $1.orderKey) }
+        var swapped = inOrder
+        let main = swapped.indices.filter { swapped[$0].list == .main }
+        swapped.swapAt(main[10], main[500])
+        for (order, loaded) in [("in order", inOrder), ("shuffled", chats.shuffled(using: &generator)), ("one pair swapped", swapped)] {
+            let index = ChatIndex(chats: loaded)
+            #expect(index.count == chats.count)
+            for view in ChatListView.all {
+                let expected = chats.filter(view.contains).sorted { $0.orderKey < $1.orderKey }
+                #expect(index.count(of: view) == expected.count, "\(order), \(view)")
+                #expect(index.chats(from: 0, count: chats.count, in: view) == expected, "\(order), \(view)")
+            }
+            for list in ChatList.allCases {
+                let inList = chats.filter { $0.list == list }
+                #expect(index.counters(of: list).total == inList.count, "\(order), \(list)")
+                #expect(index.counters(of: list).unread.messages == inList.reduce(0) { $0 + $1.unread }, "\(order), \(list)")
+            }
+        }
+    }
 }

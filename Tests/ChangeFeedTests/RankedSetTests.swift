@@ -563,3 +563,83 @@ private struct ShortEstimate: Sequence {
     var underestimatedCount: Int { promised }
     func makeIterator() -> IndexingIterator<[Int]> { elements.makeIterator() }
 }
+
+/// `RankedSet.SortedBuilder`: elements appended in order make the set `init(movingSorted:)`
+/// makes, each held once; an element out of order, one too many or one too few fail it, and
+/// every element appended is destroyed once, whichever way it ends.
+@Suite struct RankedSetSortedBuilderTests {
+    @Test(arguments: [0, 1, 7, 8, 9, 511, 512, 513, 1_024])
+    func elementsAppendedInOrderMakeTheSetAMovingLoadMakes(size: Int) {
+        for blockSize in [4, 5, 256] {
+            let live = LiveCount()
+            var rng = SeededGenerator(seed: UInt64(size * 31 + blockSize))
+            var reference = Array(0..<size).map { $0 * 3 }
+            var builder = RankedSet<Tracked>.SortedBuilder(count: size, blockSize: blockSize)
+            for value in reference {
+                let appended = builder.append(Tracked(value, live))
+                #expect(appended)
+            }
+            guard var set = builder.finish() else {
+                Issue.record("no set for \(size) elements in order")
+                return
+            }
+            #expect(live.count == size)
+            #expect(set.invariantViolations() == [])
+            #expect(set.map(\.value) == reference)
+            #expect(set.blockSizes == RankedSet(sorted: reference, blockSize: blockSize).blockSizes)
+            for _ in 0..<300 {
+                let value = Int.random(in: -5...(size * 3 + 5), using: &rng)
+                if Bool.random(using: &rng) {
+                    #expect(set.insert(Tracked(value, live)) == referenceInsert(&reference, value))
+                } else {
+                    #expect(set.remove(Tracked(value, live)) == referenceRemove(&reference, value))
+                }
+            }
+            #expect(set.invariantViolations() == [])
+            #expect(set.map(\.value) == reference)
+            #expect(live.count == reference.count)
+            set = RankedSet(blockSize: blockSize)
+            #expect(live.count == 0)
+        }
+    }
+
+    @Test(arguments: [1, 2, 5, 9, 300])
+    func anElementOutOfOrderFailsTheBuilderAndLeavesNothingAlive(size: Int) {
+        for blockSize in [4, 256] {
+            var rng = SeededGenerator(seed: UInt64(size * 7 + blockSize))
+            // Each place of the element out of order (equal or less than the one before), and
+            // each kind of it.
+            for failing in 0..<size {
+                let live = LiveCount()
+                do {
+                    var builder = RankedSet<Tracked>.SortedBuilder(count: size, blockSize: blockSize)
+                    for index in 0..<size {
+                        let value = index == failing && index > 0
+                            ? (Bool.random(using: &rng) ? (index - 1) * 2 : (index - 1) * 2 - 1) : index * 2
+                        let appended = builder.append(Tracked(value, live))
+                        #expect(appended == (failing == 0 || index < failing))
+                    }
+                    #expect((builder.finish() == nil) == (failing > 0))
+                }
+                #expect(live.count == 0, "failing at \(failing) of \(size), blocks of \(blockSize)")
+            }
+        }
+    }
+
+    @Test func tooManyOrTooFewElementsFailTheBuilder() {
+        let live = LiveCount()
+        do {
+            var short = RankedSet<Tracked>.SortedBuilder(count: 3, blockSize: 4)
+            let shortAppends = [short.append(Tracked(1, live)), short.append(Tracked(2, live))]
+            #expect(shortAppends == [true, true])
+            #expect(short.finish() == nil)
+            var long = RankedSet<Tracked>.SortedBuilder(count: 2, blockSize: 4)
+            let longAppends = [long.append(Tracked(1, live)), long.append(Tracked(2, live)), long.append(Tracked(3, live))]
+            #expect(longAppends == [true, true, false])
+            #expect(long.finish() == nil)
+            var none = RankedSet<Tracked>.SortedBuilder(count: 0)
+            #expect(none.finish()?.isEmpty == true)
+        }
+        #expect(live.count == 0)
+    }
+}
