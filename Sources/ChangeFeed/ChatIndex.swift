@@ -48,35 +48,41 @@ public struct ChatIndex {
         // released each id).
         var listCounters = [ListCounters(), ListCounters()]
         var orders: [RankedSet<ChatOrderKey>] = []
+        orders.reserveCapacity(ChatListView.all.count)
         chats.withUnsafeBufferPointer { chats in
             var counts = [Int](repeating: 0, count: ChatListView.all.count)
             for i in chats.indices {
                 counts[Self.slot(of: ChatListView(list: chats[i].list))] += 1
                 if chats[i].unread > 0 { counts[Self.slot(of: ChatListView(list: chats[i].list, unreadOnly: true))] += 1 }
             }
-            var builders = counts.map { RankedSet<ChatOrderKey>.SortedBuilder(count: $0) }
-            for i in chats.indices {
-                listCounters[Self.slot(of: chats[i].list)].add(unread: chats[i].unread, muted: chats[i].muted)
-                let key = ChatOrderKey(pinOrder: chats[i].pinOrder, lastMessageDate: chats[i].lastMessageDate, id: chats[i].id)
-                if chats[i].unread > 0 { builders[Self.slot(of: ChatListView(list: chats[i].list, unreadOnly: true))].append(key) }
-                builders[Self.slot(of: ChatListView(list: chats[i].list))].append(key)
-            }
-            for slot in builders.indices {
-                if let built = builders[slot].finish() {
-                    orders.append(built)
-                    continue
+            // (The builders on the stack: a user's index is a few hundred bytes at gateway sizes,
+            // and a transient heap array among its allocations left holes behind.)
+            withUnsafeTemporaryAllocation(of: RankedSet<ChatOrderKey>.SortedBuilder.self, capacity: counts.count) { builders in
+                for slot in counts.indices { (builders.baseAddress! + slot).initialize(to: .init(count: counts[slot])) }
+                defer { _ = builders.deinitialize() }
+                for i in chats.indices {
+                    listCounters[Self.slot(of: chats[i].list)].add(unread: chats[i].unread, muted: chats[i].muted)
+                    let key = ChatOrderKey(pinOrder: chats[i].pinOrder, lastMessageDate: chats[i].lastMessageDate, id: chats[i].id)
+                    if chats[i].unread > 0 { builders[Self.slot(of: ChatListView(list: chats[i].list, unreadOnly: true))].append(key) }
+                    builders[Self.slot(of: ChatListView(list: chats[i].list))].append(key)
                 }
-                // Not in the view's order: its keys sorted in a buffer, then moved into its set.
-                var keys = UnsafeMutableBufferPointer<ChatOrderKey>.allocate(capacity: counts[slot])
-                var filled = 0
-                for i in chats.indices where Self.view(at: slot, holds: chats[i].list, unread: chats[i].unread) {
-                    (keys.baseAddress! + filled).initialize(
-                        to: ChatOrderKey(pinOrder: chats[i].pinOrder, lastMessageDate: chats[i].lastMessageDate, id: chats[i].id))
-                    filled += 1
+                for slot in counts.indices {
+                    if let built = builders[slot].finish() {
+                        orders.append(built)
+                        continue
+                    }
+                    // Not in the view's order: its keys sorted in a buffer, then moved into its set.
+                    var keys = UnsafeMutableBufferPointer<ChatOrderKey>.allocate(capacity: counts[slot])
+                    var filled = 0
+                    for i in chats.indices where Self.view(at: slot, holds: chats[i].list, unread: chats[i].unread) {
+                        (keys.baseAddress! + filled).initialize(
+                            to: ChatOrderKey(pinOrder: chats[i].pinOrder, lastMessageDate: chats[i].lastMessageDate, id: chats[i].id))
+                        filled += 1
+                    }
+                    keys.sort()
+                    orders.append(RankedSet(movingSorted: keys))
+                    keys.deallocate()
                 }
-                keys.sort()
-                orders.append(RankedSet(movingSorted: keys))
-                keys.deallocate()
             }
         }
         self.listCounters = listCounters

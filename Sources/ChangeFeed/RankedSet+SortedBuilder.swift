@@ -70,11 +70,19 @@ extension RankedSet {
         }
 
         /// The set, nil when an append failed or fewer than `count` elements came. The builder is
-        /// left empty (and its elements, on a failure, destroyed): the set returned holds the only
-        /// references to its blocks, which its first mutations then need not copy.
+        /// left spent and empty (its elements, on a failure, destroyed): the set returned holds
+        /// the only references to its arrays and blocks, which its first mutations then need not
+        /// copy. (Emptied field by field: an empty array allocates nothing, a new set's would.)
         @inlinable
         public mutating func finish() -> RankedSet? {
-            defer { self = SortedBuilder(count: 0, blockSize: set.blockSize) }
+            defer {
+                set.blocks = []
+                set.maxes = []
+                set.sizes = []
+                set.tree = []
+                block = nil
+                failed = true
+            }
             guard !failed, appended == total else { return nil }
             if let last = block { close(last) }
             set.sizes = set.blocks.map(\.count)
