@@ -42,7 +42,8 @@ public struct ChatIndex {
         // copies of the chats retained every string of every chat, once per view (40% of a
         // start-up at 1,000,000 chats). Each view's keys go straight into its ordered set when
         // they come in its order, as the store's load gives them (`RankedSet.SortedBuilder`: a
-        // buffer of them first was a fifth of a start-up's page faults); a view whose keys do not
+        // buffer of them first was 16,000 of the 40,000 page faults of a start-up at 1,000,000
+        // chats); a view whose keys do not
         // is sorted in a buffer of their exact number and moved from it into its set
         // (`RankedSet(movingSorted:)`: copying them there and destroying the array retained and
         // released each id).
@@ -55,8 +56,9 @@ public struct ChatIndex {
                 counts[Self.slot(of: ChatListView(list: chats[i].list))] += 1
                 if chats[i].unread > 0 { counts[Self.slot(of: ChatListView(list: chats[i].list, unreadOnly: true))] += 1 }
             }
-            // (The builders on the stack: a user's index is a few hundred bytes at gateway sizes,
-            // and a transient heap array among its allocations left holes behind.)
+            // (The builders on the stack: at gateway sizes a user's index is a few hundred bytes,
+            // and idle connections measured a few dozen bytes more each with the builders in a
+            // heap array: Benchmarks/Results/daemon.md, 2026-12-06 22:35–22:43.)
             withUnsafeTemporaryAllocation(of: RankedSet<ChatOrderKey>.SortedBuilder.self, capacity: counts.count) { builders in
                 for slot in counts.indices { (builders.baseAddress! + slot).initialize(to: .init(count: counts[slot])) }
                 defer { _ = builders.deinitialize() }

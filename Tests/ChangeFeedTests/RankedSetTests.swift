@@ -366,14 +366,7 @@ private func referenceRemove<E: Comparable>(_ reference: inout [E], _ element: E
             #expect(set.map(\.value) == reference)
             #expect(set.blockSizes.dropLast().allSatisfy { $0 == blockSize })
             #expect(set.blockSizes == RankedSet(sorted: reference, blockSize: blockSize).blockSizes)
-            for _ in 0..<300 {
-                let value = Int.random(in: -5...(size * 3 + 5), using: &rng)
-                if Bool.random(using: &rng) {
-                    #expect(set.insert(Tracked(value, live)) == referenceInsert(&reference, value))
-                } else {
-                    #expect(set.remove(Tracked(value, live)) == referenceRemove(&reference, value))
-                }
-            }
+            mutateRandomly(&set, &reference, values: -5...(size * 3 + 5), live: live, using: &rng)
             #expect(set.map(\.value) == reference)
             #expect(live.count == reference.count)
             set = RankedSet(blockSize: blockSize)
@@ -534,6 +527,21 @@ private func referenceRemove<E: Comparable>(_ reference: inout [E], _ element: E
 }
 
 /// The number of `Tracked` objects alive.
+/// 300 random inserts and removals of values in `values`, each checked against `reference`.
+private func mutateRandomly(
+    _ set: inout RankedSet<Tracked>, _ reference: inout [Int], values: ClosedRange<Int>, live: LiveCount,
+    using rng: inout SeededGenerator, sourceLocation: SourceLocation = #_sourceLocation
+) {
+    for _ in 0..<300 {
+        let value = Int.random(in: values, using: &rng)
+        if Bool.random(using: &rng) {
+            #expect(set.insert(Tracked(value, live)) == referenceInsert(&reference, value), sourceLocation: sourceLocation)
+        } else {
+            #expect(set.remove(Tracked(value, live)) == referenceRemove(&reference, value), sourceLocation: sourceLocation)
+        }
+    }
+}
+
 private final class LiveCount {
     var count = 0
 }
@@ -587,14 +595,7 @@ private struct ShortEstimate: Sequence {
             #expect(set.invariantViolations() == [])
             #expect(set.map(\.value) == reference)
             #expect(set.blockSizes == RankedSet(sorted: reference, blockSize: blockSize).blockSizes)
-            for _ in 0..<300 {
-                let value = Int.random(in: -5...(size * 3 + 5), using: &rng)
-                if Bool.random(using: &rng) {
-                    #expect(set.insert(Tracked(value, live)) == referenceInsert(&reference, value))
-                } else {
-                    #expect(set.remove(Tracked(value, live)) == referenceRemove(&reference, value))
-                }
-            }
+            mutateRandomly(&set, &reference, values: -5...(size * 3 + 5), live: live, using: &rng)
             #expect(set.invariantViolations() == [])
             #expect(set.map(\.value) == reference)
             #expect(live.count == reference.count)
