@@ -43,14 +43,16 @@ public struct ChatIndex {
         // start-up at 1,000,000 chats). Each view's keys go straight into its ordered set when
         // they come in its order, as the store's load gives them (`RankedSet.SortedBuilder`: a
         // buffer of them first was 16,000 of the 40,000 page faults of a start-up at 1,000,000
-        // chats); a view whose keys do not
-        // is sorted in a buffer of their exact number and moved from it into its set
-        // (`RankedSet(movingSorted:)`: copying them there and destroying the array retained and
-        // released each id).
+        // chats); a view whose keys do not is sorted in a buffer of their exact number and moved
+        // from it into its set (`RankedSet(movingSorted:)`: copying them there and destroying the
+        // array retained and released each id).
         var listCounters = [ListCounters(), ListCounters()]
         var orders: [RankedSet<ChatOrderKey>] = []
         orders.reserveCapacity(ChatListView.all.count)
         chats.withUnsafeBufferPointer { chats in
+            func key(at i: Int) -> ChatOrderKey {
+                ChatOrderKey(pinOrder: chats[i].pinOrder, lastMessageDate: chats[i].lastMessageDate, id: chats[i].id)
+            }
             var counts = [Int](repeating: 0, count: ChatListView.all.count)
             for i in chats.indices {
                 counts[Self.slot(of: ChatListView(list: chats[i].list))] += 1
@@ -64,7 +66,7 @@ public struct ChatIndex {
                 defer { _ = builders.deinitialize() }
                 for i in chats.indices {
                     listCounters[Self.slot(of: chats[i].list)].add(unread: chats[i].unread, muted: chats[i].muted)
-                    let key = ChatOrderKey(pinOrder: chats[i].pinOrder, lastMessageDate: chats[i].lastMessageDate, id: chats[i].id)
+                    let key = key(at: i)
                     if chats[i].unread > 0 { builders[Self.slot(of: ChatListView(list: chats[i].list, unreadOnly: true))].append(key) }
                     builders[Self.slot(of: ChatListView(list: chats[i].list))].append(key)
                 }
@@ -77,8 +79,7 @@ public struct ChatIndex {
                     var keys = UnsafeMutableBufferPointer<ChatOrderKey>.allocate(capacity: counts[slot])
                     var filled = 0
                     for i in chats.indices where Self.view(at: slot, holds: chats[i].list, unread: chats[i].unread) {
-                        (keys.baseAddress! + filled).initialize(
-                            to: ChatOrderKey(pinOrder: chats[i].pinOrder, lastMessageDate: chats[i].lastMessageDate, id: chats[i].id))
+                        (keys.baseAddress! + filled).initialize(to: key(at: i))
                         filled += 1
                     }
                     keys.sort()
