@@ -32,8 +32,15 @@ struct GatewayChannel: ServerChildChannel, HTTPChannelHandler {
     let responder: HTTPChannelHandler.Responder
     let core: GatewayCore
 
+    /// A connection's reads start in a buffer of 512 bytes, which grows (up to 64 KiB) while
+    /// reads fill it and shrinks when they do not. The channel keeps its last buffer for the next
+    /// read: with NIO's default (2,048 bytes to start) that was 2.1 KB of each idle connection's
+    /// 12 (Benchmarks/Results/gateway.md, 2026-12-07).
+    static let receiveAllocator = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65_536)
+
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
+            try channel.syncOptions?.setOption(ChannelOptions.recvAllocator, value: Self.receiveAllocator)
             // What the upgrade decided, for the handlers that build the result.
             let decision = UpgradeDecision()
             // A connection admitted and then closed gives its slot back, even when its upgrade
