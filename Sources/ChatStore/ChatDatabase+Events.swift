@@ -56,7 +56,9 @@ extension ChatDatabase {
     private func applyGroup(
         _ events: [ChatEvent], lockLimit: Duration?, savepoints: Bool
     ) throws -> [Result<EventResult, ChatError>] {
-        try db.inTransaction(.immediate) {
+        ownPosts = nil
+        let (results, posts) = try db.inTransaction(.immediate) {
+            try beginRecordingOwnPosts(unless: savepoints)
             var results: [Result<EventResult, ChatError>] = []
             results.reserveCapacity(events.count)
             let clock = ContinuousClock()
@@ -79,8 +81,10 @@ extension ChatDatabase {
             // Again just before the commit: a file deleted during the transaction rolls it back
             // (only a deletion during the commit itself still goes unnoticed until the next write).
             try checkFileIdentity()
-            return results
+            return (results, try finishRecordingOwnPosts())
         }
+        ownPosts = posts
+        return results
     }
 
     /// Adds the messages a transaction's posts inserted (each post that is no duplicate) to the
@@ -346,7 +350,8 @@ extension ChatDatabase {
             if try fetchStoredMessage(id: message.id) != nil { return try isRepeatedPost(message) }
             throw ChatError.notFound(kind: "chat", id: message.chat)
         }
-        let place = if let date = start.newestDate, message.sentAt > date {
+        let inOrder = start.newestDate.map { message.sentAt > $0 } ?? false
+        let place = if inOrder {
             ChainPlacement(previous: start.head, successor: nil)
         } else {
             try placement(of: MessagePosition(sentAt: message.sentAt, id: message.id), chat: message.chat, head: start.head, last: start.last)
@@ -362,6 +367,13 @@ extension ChatDatabase {
         let isHead = place.successor == nil
         try statements.postToMembers.execute(message.chat, message.sender, sequence, message.sentAt, place.isLast, seq, isHead)
         if db.changedRowCount == 0 { try statements.postToChat.execute(message.chat, place.isLast, seq, isHead) }
+        // (Any other post's entry leaves the group's recording incomplete: `OwnPostRecorder`.)
+        if inOrder, ownPostRecorder != nil {
+            ownPostRecorder!.posts.append(PostInOrder(
+                chatID: message.chat,
+                message: LastMessage(id: message.id, sender: message.sender, text: message.text, sentAt: message.sentAt),
+                sequence: sequence))
+        }
         return false
     }
 

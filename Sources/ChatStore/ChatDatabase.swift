@@ -46,6 +46,15 @@ public final class ChatDatabase {
     public internal(set) var autoCheckpointPages = 0
     /// Hears the log's size after each commit (`reportLogSize(afterEachCommit:)`).
     var logSizeReport: ((Int) -> Void)?
+    /// Whether each group of events (`apply(_:lockLimit:)`) records its posts as it writes them
+    /// (`ownPosts`). Off by default.
+    public var recordsOwnPosts = false
+    /// The changes of the last group applied, when `recordsOwnPosts` and every change-log entry
+    /// it wrote is a post in order after its chat's newest message (nearly every post is); nil
+    /// otherwise, or when it failed: then only the change log has them.
+    public internal(set) var ownPosts: OwnPosts?
+    /// The recording of the group being applied (nil: none, or not recording).
+    var ownPostRecorder: OwnPostRecorder?
 
     /// Opens the store at `path`, creating the file when it is missing and migrating its schema.
     /// Read-only, a database on read-only media (a read-only directory or mount, where SQLite

@@ -60,6 +60,9 @@ final class Engine: @unchecked Sendable {
     /// Sessions whose requests wait for their output to drain.
     private var heldSessions: [Int: Session] = [:]
     private var lastSequence: Int64
+    /// The last group commit's posts, when they are all it wrote (`ChatDatabase.ownPosts`): its
+    /// catch-up applies them to the lists as they are instead of reading the change log.
+    private var ownPosts: OwnPosts?
     private var lastDataVersion: Int64
     /// Writes waiting for the group commit, in arrival order.
     private var pendingWrites: [PendingWrite] = []
@@ -604,6 +607,8 @@ final class Engine: @unchecked Sendable {
                 // before it is committed and applied, so the next catch-up starts from here).
                 let loaded = try store.allChats(of: user, withContent: false)
                 feed.load(user, chats: loaded.chats, content: content, now: .now)
+                // Lists loaded after a group would get its posts twice: the catch-up reads the log.
+                ownPosts = nil
                 logger.debug("loaded a user's chat lists", metadata: [
                     "user": "\(user)", "chats": "\(loaded.chats.count)", "changeSequence": "\(loaded.latestSequence)",
                 ])
@@ -736,10 +741,14 @@ final class Engine: @unchecked Sendable {
         var outcomes: [Result<EventResult, ChatError>]
         let started = ContinuousClock.now
         do {
+            // Recorded for the catch-ups that read each live user's changes on their own.
+            store.recordsOwnPosts = (1...Self.directCatchUpUsers).contains(feed.liveUsers.count)
             outcomes = events.isEmpty ? [] : try asOwnWrite {
                 try store.apply(events, lockLimit: .milliseconds(options.groupCommitMaxMilliseconds))
             }
+            ownPosts = events.isEmpty ? nil : store.ownPosts
         } catch {
+            ownPosts = nil
             noteIfDatabaseLost { throw error }
             logger.error("group commit failed: nothing of it was written", metadata: [
                 "writes": "\(writes.count)", "error": "\(error)",
@@ -947,13 +956,19 @@ final class Engine: @unchecked Sendable {
     /// `directCatchUpUsers`, each user's come from one read (`changes(after:user:)`); when
     /// another process commits between two users' reads, the later read may already hold its
     /// changes: the catch-up then goes on from the earliest sequence read, and a chat read again
-    /// changes nothing in a list that already shows it.
+    /// changes nothing in a list that already shows it. Right after a group commit that wrote
+    /// only posts in order, when nothing else reached the log since the last catch-up, each
+    /// user's changes are the group's posts applied to the chats as the lists hold them
+    /// (`OwnPosts`; docs/DECISIONS.md, "A group of posts is caught up on from its writes").
     ///
     /// - Complexity: O(entries after the last sequence) per live user up to
     ///   `directCatchUpUsers`; beyond, O(entries + memberships they name), once.
     @discardableResult
     private func catchUp() -> Bool {
         catchUps += 1
+        // The posts of the group just committed (this catch-up's only use of them).
+        let posts = ownPosts
+        ownPosts = nil
         do {
             let users = feed.liveUsers
             var latest: Int64
@@ -966,13 +981,27 @@ final class Engine: @unchecked Sendable {
                     }
                     return true
                 }
-                // (When a read fails, the users before it were sent their batches; the next
-                // catch-up reads their changes again, which changes nothing in their lists.)
-                latest = .max
-                for user in users {
-                    let (changes, seen) = try store.changes(after: lastSequence, user: user)
-                    latest = min(latest, seen)
-                    send(feed.apply(changes, of: user))
+                if let posts, posts.after == lastSequence, try store.latestChangeSequence() == posts.through {
+                    // Nothing since the last catch-up but the engine's last group, all posts in
+                    // order: each list's chats as they are, the posts applied (a chat without its
+                    // content in the index reads it: `ChatIndex.chat(id:)`).
+                    for user in users {
+                        // (The index's copy is gone before the feed changes it: no copy of its storage.)
+                        let changes = feed.index(of: user).map { index in
+                            posts.changes(seenBy: user, before: { index.chat(id: $0) })
+                        }
+                        send(feed.apply(changes ?? [], of: user))
+                    }
+                    latest = posts.through
+                } else {
+                    // (When a read fails, the users before it were sent their batches; the next
+                    // catch-up reads their changes again, which changes nothing in their lists.)
+                    latest = .max
+                    for user in users {
+                        let (changes, seen) = try store.changes(after: lastSequence, user: user)
+                        latest = min(latest, seen)
+                        send(feed.apply(changes, of: user))
+                    }
                 }
             } else {
                 // One read of the log for every live user it names (a read per user cost

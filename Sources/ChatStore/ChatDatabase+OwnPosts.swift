@@ -1,0 +1,94 @@
+import ChatModel
+
+/// A post the store applied in order — after its chat's newest message, as nearly every post
+/// is — which changed nothing of its chat but what this holds: the chat's last message and order
+/// date, and each member's unread count and revision (`applied(to:seenBy:)`).
+public struct PostInOrder: Sendable, Hashable {
+    public let chatID: String
+    public let message: LastMessage
+    /// Its change-log entry, each member's new revision.
+    public let sequence: Int64
+
+    /// The chat as its member `user` sees it after the post, from the chat as `user` saw it
+    /// just before: what `postToMembers` writes of a post in order (the post is the chat's last
+    /// message; the sender has read the chat through it, every other member has one more
+    /// unread; every member gets a new revision).
+    public func applied(to chat: Chat, seenBy user: String) -> Chat {
+        var chat = chat
+        chat.lastMessage = message
+        chat.lastMessageDate = message.sentAt
+        chat.unread = user == message.sender ? 0 : chat.unread + 1
+        chat.revision = sequence
+        return chat
+    }
+}
+
+/// Every change one group of events made, when each was a post in order (`PostInOrder`): what
+/// the change log holds after `after` through `through`, known without reading it.
+///
+/// A reader that keeps its users' lists from the change log (the engine) catches up on its own
+/// group with it, from the chats as its lists hold them; the change log stays the record for
+/// other processes and for any other group.
+public struct OwnPosts: Sendable {
+    /// The latest change-log sequence before the group…
+    public let after: Int64
+    /// …and after it.
+    public let through: Int64
+    /// The group's posts, in commit order: each entry after `after` through `through`, one each.
+    public let posts: [PostInOrder]
+
+    /// What `changes(after: after, user: user)` reads after the group, for the chats `user` is a
+    /// member of: each chat the posts changed, once, as `user` sees it after them, in the order
+    /// of its latest post. `before` gives a chat as `user` saw it before the group (nil when not
+    /// a member: a post changes nothing for a non-member).
+    ///
+    /// - Complexity: O(posts), plus a call of `before` per chat posted to.
+    public func changes(seenBy user: String, before: (String) -> Chat?) -> [ChatChange] {
+        // Each chat after all its posts…
+        var after: [String: Chat?] = [:]
+        after.reserveCapacity(posts.count)
+        for post in posts {
+            let chat = after[post.chatID] ?? before(post.chatID)
+            after[post.chatID] = chat.map { post.applied(to: $0, seenBy: user) }
+        }
+        // …in the order of its latest post.
+        var changes: [ChatChange] = []
+        changes.reserveCapacity(after.count)
+        for post in posts.reversed() {
+            guard let chat = after.removeValue(forKey: post.chatID) else { continue }
+            if let chat { changes.append(ChatChange(chatID: post.chatID, chat: chat)) }
+        }
+        changes.reverse()
+        return changes
+    }
+}
+
+/// The posts of the group being applied, recorded while every change-log entry it wrote is a
+/// post in order.
+struct OwnPostRecorder {
+    let after: Int64
+    var posts: [PostInOrder] = []
+
+    /// The group's posts, when every entry after `after` through `latest` is one of them.
+    func finish(latest: Int64) -> OwnPosts? {
+        guard latest - after == Int64(posts.count) else { return nil }
+        return OwnPosts(after: after, through: latest, posts: posts)
+    }
+}
+
+extension ChatDatabase {
+    /// Starts recording a group's posts when `recordsOwnPosts`. Not with `savepoints`: an event
+    /// undone by its savepoint would have been recorded (rare: a group is applied so only after
+    /// one of its events was refused once it had written).
+    func beginRecordingOwnPosts(unless savepoints: Bool) throws {
+        ownPostRecorder = recordsOwnPosts && !savepoints ? OwnPostRecorder(after: try latestChangeSequence()) : nil
+    }
+
+    /// Ends the group's recording, just before its commit: its posts, when they are all its
+    /// change-log entries (`ownPosts` takes them once the group committed).
+    func finishRecordingOwnPosts() throws -> OwnPosts? {
+        defer { ownPostRecorder = nil }
+        guard let recorder = ownPostRecorder else { return nil }
+        return recorder.finish(latest: try latestChangeSequence())
+    }
+}
