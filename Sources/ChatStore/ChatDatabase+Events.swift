@@ -57,7 +57,8 @@ extension ChatDatabase {
         _ events: [ChatEvent], lockLimit: Duration?, savepoints: Bool
     ) throws -> [Result<EventResult, ChatError>] {
         ownPosts = nil
-        let (results, posts) = try db.inTransaction(.immediate) {
+        var posts: OwnPosts?
+        let results = try db.inTransaction(.immediate) {
             try beginRecordingOwnPosts(unless: savepoints)
             var results: [Result<EventResult, ChatError>] = []
             results.reserveCapacity(events.count)
@@ -81,7 +82,8 @@ extension ChatDatabase {
             // Again just before the commit: a file deleted during the transaction rolls it back
             // (only a deletion during the commit itself still goes unnoticed until the next write).
             try checkFileIdentity()
-            return (results, try finishRecordingOwnPosts())
+            posts = try finishRecordingOwnPosts()
+            return results
         }
         ownPosts = posts
         return results
@@ -368,12 +370,7 @@ extension ChatDatabase {
         try statements.postToMembers.execute(message.chat, message.sender, sequence, message.sentAt, place.isLast, seq, isHead)
         if db.changedRowCount == 0 { try statements.postToChat.execute(message.chat, place.isLast, seq, isHead) }
         // (Any other post's entry leaves the group's recording incomplete: `OwnPostRecorder`.)
-        if inOrder, ownPostRecorder != nil {
-            ownPostRecorder!.posts.append(PostInOrder(
-                chatID: message.chat,
-                message: LastMessage(id: message.id, sender: message.sender, text: message.text, sentAt: message.sentAt),
-                sequence: sequence))
-        }
+        if inOrder { recordPostInOrder(message, sequence: sequence) }
         return false
     }
 

@@ -84,6 +84,17 @@ extension ChatDatabase {
         ownPostRecorder = recordsOwnPosts && !savepoints ? OwnPostRecorder(after: try latestChangeSequence()) : nil
     }
 
+    /// Records a post in order, when the group is recorded. (Not inlined: in `post` it cost a
+    /// malloc a post even when nothing is recorded.)
+    @inline(never)
+    func recordPostInOrder(_ message: Message, sequence: Int64) {
+        guard ownPostRecorder != nil else { return }
+        ownPostRecorder!.posts.append(PostInOrder(
+            chatID: message.chat,
+            message: LastMessage(id: message.id, sender: message.sender, text: message.text, sentAt: message.sentAt),
+            sequence: sequence))
+    }
+
     /// Ends the group's recording, just before its commit: its posts, when they are all its
     /// change-log entries (`ownPosts` takes them once the group committed).
     func finishRecordingOwnPosts() throws -> OwnPosts? {
