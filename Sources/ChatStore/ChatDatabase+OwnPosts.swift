@@ -2,24 +2,22 @@ import ChatModel
 
 /// A post the store applied in order — after its chat's newest message, as nearly every post
 /// is — which changed nothing of its chat but what this holds: the chat's last message and order
-/// date, and each member's unread count and revision (`applied(to:seenBy:)`).
+/// date, and each member's unread count and revision (`apply(to:seenBy:)`).
 public struct PostInOrder: Sendable, Hashable {
     public let chatID: String
     public let message: LastMessage
     /// Its change-log entry, each member's new revision.
     public let sequence: Int64
 
-    /// The chat as its member `user` sees it after the post, from the chat as `user` saw it
-    /// just before: what `postToMembers` writes of a post in order (the post is the chat's last
-    /// message; the sender has read the chat through it, every other member has one more
-    /// unread; every member gets a new revision).
-    public func applied(to chat: Chat, seenBy user: String) -> Chat {
-        var chat = chat
+    /// Makes `chat`, as its member `user` saw it just before the post, the chat as `user` sees it
+    /// after: what `postToMembers` writes of a post in order (the post is the chat's last
+    /// message; the sender has read the chat through it, every other member has one more unread;
+    /// every member gets a new revision).
+    public func apply(to chat: inout Chat, seenBy user: String) {
         chat.lastMessage = message
         chat.lastMessageDate = message.sentAt
         chat.unread = user == message.sender ? 0 : chat.unread + 1
         chat.revision = sequence
-        return chat
     }
 }
 
@@ -44,21 +42,36 @@ public struct OwnPosts: Sendable {
     ///
     /// - Complexity: O(posts), plus a call of `before` per chat posted to.
     public func changes(seenBy user: String, before: (String) -> Chat?) -> [ChatChange] {
-        // Each chat after all its posts…
-        var after: [String: Chat?] = [:]
-        after.reserveCapacity(posts.count)
-        for post in posts {
-            let chat = after[post.chatID] ?? before(post.chatID)
-            after[post.chatID] = chat.map { post.applied(to: $0, seenBy: user) }
+        // Each chat posted to, in the order of its first post, after all its posts (nil: not a
+        // member), and the post of each slot; one search of `slots` a post.
+        var slots: [String: Int] = [:]
+        slots.reserveCapacity(posts.count)
+        var chats: [Chat?] = []
+        var latestPost: [Int] = []
+        var slotOfPost: [Int] = []
+        slotOfPost.reserveCapacity(posts.count)
+        for (position, post) in posts.enumerated() {
+            let slot: Int
+            if let known = slots[post.chatID] {
+                slot = known
+                latestPost[slot] = position
+            } else {
+                slot = chats.count
+                slots[post.chatID] = slot
+                chats.append(before(post.chatID))
+                latestPost.append(position)
+            }
+            slotOfPost.append(slot)
+            if chats[slot] != nil { post.apply(to: &chats[slot]!, seenBy: user) }
         }
-        // …in the order of its latest post.
+        // In the order of each chat's latest post.
         var changes: [ChatChange] = []
-        changes.reserveCapacity(after.count)
-        for post in posts.reversed() {
-            guard let chat = after.removeValue(forKey: post.chatID) else { continue }
-            if let chat { changes.append(ChatChange(chatID: post.chatID, chat: chat)) }
+        changes.reserveCapacity(chats.count)
+        for (position, post) in posts.enumerated() {
+            let slot = slotOfPost[position]
+            guard latestPost[slot] == position, let chat = chats[slot].take() else { continue }
+            changes.append(ChatChange(chatID: post.chatID, chat: chat))
         }
-        changes.reverse()
         return changes
     }
 }
