@@ -20,7 +20,7 @@ extension Engine {
     ///   another user, −32001 not found when a method that acts as a user names one who does not
     ///   exist (`user.create` and `user.remove` name their target instead, checked by the store).
     func actingUser(of request: RPCRequest, in session: Session) throws(RPCError) -> String {
-        let requested = try WireCommand.requestedUser(method: request.method, params: request.params)
+        let requested = try WireCommand.requestedUser(method: request.wireMethod, params: request.params)
         let user: String
         switch session.identity {
         case .trusted:
@@ -37,7 +37,7 @@ extension Engine {
             // user up once, without committing the pending writes: a removal among them marks it
             // at commit. (A user removed elsewhere and created again by a pending write is found
             // removed, and the session stays so, as after any removal.)
-            let actsAsUser = WireMethod(rawValue: request.method)?.takesActingUser == true
+            let actsAsUser = request.wireMethod?.takesActingUser == true
             if session.userUnverified, actsAsUser {
                 if !(try storeHasUser(own)) { session.userRemoved = true }
                 session.userUnverified = false
@@ -47,7 +47,7 @@ extension Engine {
             }
             return own
         }
-        if WireMethod(rawValue: request.method)?.takesActingUser == true, !(try userExists(user)) {
+        if request.wireMethod?.takesActingUser == true, !(try userExists(user)) {
             throw RPCError(ChatError.notFound(kind: "user", id: user))
         }
         return user

@@ -515,7 +515,7 @@ final class Engine: @unchecked Sendable {
             try authorize(command, as: user, identity: session.identity)
             try checkConnectionLimit(command, of: session)
         } catch {
-            if WireMethod(rawValue: request.method)?.isWrite == true {
+            if request.wireMethod?.isWrite == true {
                 queueWrite(id: request.id, method: request.method, .failure(error), from: session)
             } else {
                 commitPendingWrites()

@@ -4,14 +4,20 @@ import JSONCodec
 public struct RPCRequest: Hashable, Sendable {
     /// The request id (a string, a number or null) exactly as sent; nil for a notification.
     public var id: JSONValue?
-    public var method: String
+    public var method: String {
+        didSet { wireMethod = WireMethod(rawValue: method) }
+    }
     /// An object or an array, or nil when absent.
     public var params: JSONValue?
+    /// `method`, when it is one of the protocol's: matched once, where the request is decoded (a
+    /// session's sender), not on the engine thread at each of its three or four uses.
+    public private(set) var wireMethod: WireMethod?
 
     public init(id: JSONValue?, method: String, params: JSONValue? = nil) {
         self.id = id
         self.method = method
         self.params = params
+        wireMethod = WireMethod(rawValue: method)
     }
 
     /// A notification never gets a response.

@@ -23,6 +23,21 @@ public enum WireCommand: Hashable, Sendable {
         method: String, params: JSONValue?, now: Int64, user: String = User.defaultID, defaultSender: String? = nil
     ) throws(RPCError) {
         guard let known = WireMethod(rawValue: method) else { throw RPCError.unknownMethod(method) }
+        try self.init(known, params: params, now: now, user: user, defaultSender: defaultSender)
+    }
+
+    /// Decodes a request's method and params (see `init(method:params:now:user:)`).
+    public init(
+        _ request: RPCRequest, now: Int64, user: String = User.defaultID, defaultSender: String? = nil
+    ) throws(RPCError) {
+        guard let known = request.wireMethod else { throw RPCError.unknownMethod(request.method) }
+        try self.init(known, params: request.params, now: now, user: user, defaultSender: defaultSender)
+    }
+
+    private init(
+        _ known: WireMethod, params: JSONValue?, now: Int64, user: String, defaultSender: String?
+    ) throws(RPCError) {
+        let method = known.rawValue
         do {
             switch known {
             case .chatsList: self = .listChats(try ChatsListParams(params: params))
@@ -54,19 +69,17 @@ public enum WireCommand: Hashable, Sendable {
         }
     }
 
-    /// Decodes a request's method and params (see `init(method:params:now:user:)`).
-    public init(
-        _ request: RPCRequest, now: Int64, user: String = User.defaultID, defaultSender: String? = nil
-    ) throws(RPCError) {
-        try self.init(method: request.method, params: request.params, now: now, user: user, defaultSender: defaultSender)
-    }
-
     /// The `user` param of a method that acts as a user (`WireMethod.takesActingUser`), checked
     /// as an identifier; nil when it is absent or null, or the method takes none (an unknown
     /// method or a misplaced `user` is then the decoding's error). The engine resolves the
     /// acting user from it and the session before it decodes the rest.
     public static func requestedUser(method: String, params: JSONValue?) throws(RPCError) -> String? {
-        guard WireMethod(rawValue: method)?.takesActingUser == true, case .object(let object)? = params,
+        try requestedUser(method: WireMethod(rawValue: method), params: params)
+    }
+
+    /// `requestedUser(method:params:)` of a method already matched (nil: not the protocol's).
+    public static func requestedUser(method: WireMethod?, params: JSONValue?) throws(RPCError) -> String? {
+        guard method?.takesActingUser == true, case .object(let object)? = params,
               let value = object[WireMethod.userParam], value != .null else { return nil }
         do {
             guard case .string(let user) = value else {

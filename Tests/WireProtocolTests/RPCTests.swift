@@ -40,6 +40,18 @@ import JSONCodec
         #expect(extra.method == "m")
     }
 
+    /// A decoded request knows its method as the protocol's, once, and follows a change of it.
+    @Test func aRequestMatchesItsMethodOnce() throws {
+        var request = try RPCRequest.decode(line: #"{"jsonrpc":"2.0","id":1,"method":"message.post","params":{}}"#)
+        #expect(request.wireMethod == .messagePost)
+        request.method = "no.such"
+        #expect(request.wireMethod == nil)
+        #expect(throws: RPCError.unknownMethod("no.such")) { try WireCommand(request, now: 0) }
+        request.method = WireMethod.chatsList.rawValue
+        #expect(request.wireMethod == .chatsList)
+        #expect(try WireCommand(request, now: 0) == WireCommand(method: "chats.list", params: nil, now: 0))
+    }
+
     @Test func parseErrors() {
         for line in ["{", "not json", #"{"jsonrpc":"2.0","method":"m",}"#, "[1,]", "\"\\ud800\"", #"{"id":{},"#] {
             let error = failure(line)
