@@ -101,10 +101,18 @@ struct ShownList {
             for item in batch.inserts { carried.append(item.item.id) }
             for item in batch.updates { carried.append(item.item.id) }
         }
-        let chats = Dictionary(zip(carried, index.chatsLoadingContent(ids: carried)), uniquingKeysWith: { first, _ in first })
-        return (
-            ListDiffResult(structural: result.structural?.mapItems { chats[$0.id]! }, updates: result.updates?.mapItems { chats[$0.id]! }),
-            keys.count
-        )
+        // Each carried row's chat, taken in the order `carried` listed them (a batch's inserts,
+        // then its updates: `Batch.mapItems`'s order), moved out from the end of the reversed
+        // chats: no dictionary of them (an id may be carried by both batches, once in each).
+        var chats = index.chatsLoadingContent(ids: carried)
+        chats.reverse()
+        func take(_ row: DiffedRow) -> Chat {
+            let chat = chats.popLast()!
+            assert(chat.id == row.id, "the carried rows' chats out of order")
+            return chat
+        }
+        let structural = result.structural?.mapItems(take)
+        let updates = result.updates?.mapItems(take)
+        return (ListDiffResult(structural: structural, updates: updates), keys.count)
     }
 }
