@@ -28,12 +28,13 @@ public struct PostInOrder: Sendable, Hashable {
 /// group with it, from the chats as its lists hold them; the change log stays the record for
 /// other processes and for any other group.
 public struct OwnPosts: Sendable {
-    /// The latest change-log sequence before the group…
+    /// The latest change-log sequence before the group.
     public let after: Int64
-    /// …and after it.
-    public let through: Int64
     /// The group's posts, in commit order: each entry after `after` through `through`, one each.
     public let posts: [PostInOrder]
+
+    /// The latest change-log sequence after the group: one entry a post.
+    public var through: Int64 { after + Int64(posts.count) }
 
     /// What `changes(after: after, user: user)` reads after the group, for the chats `user` is a
     /// member of: each chat the posts changed, once, as `user` sees it after them, in the order
@@ -85,7 +86,7 @@ struct OwnPostRecorder {
     /// The group's posts, when every entry after `after` through `latest` is one of them.
     func finish(latest: Int64) -> OwnPosts? {
         guard latest - after == Int64(posts.count) else { return nil }
-        return OwnPosts(after: after, through: latest, posts: posts)
+        return OwnPosts(after: after, posts: posts)
     }
 }
 
