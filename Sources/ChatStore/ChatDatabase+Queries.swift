@@ -234,6 +234,27 @@ extension ChatDatabase {
         return try db.inTransaction(.deferred) { try fill(&chats) }
     }
 
+    /// Begins a read transaction and its snapshot: every read until `endReadSnapshot()` sees the
+    /// file as it is now, whatever other connections commit meanwhile (write-ahead log mode).
+    /// For a second connection that reads beside the writer (the engine's feed work beside a
+    /// group's statements reads the content the groups before it left).
+    public func beginReadSnapshot() throws {
+        try db.cachedStatement("BEGIN DEFERRED TRANSACTION").execute()
+        do {
+            // (The snapshot begins at the transaction's first read.)
+            _ = try chatCount()
+        } catch {
+            endReadSnapshot()
+            throw error
+        }
+    }
+
+    /// Ends the read transaction of `beginReadSnapshot()`.
+    public func endReadSnapshot() {
+        guard !db.isAutocommit else { return }
+        try? db.cachedStatement("COMMIT TRANSACTION").execute()
+    }
+
     /// The number of chats. O(1): a counter kept by the writes.
     public func chatCount() throws -> Int {
         try db.cachedStatement("SELECT chats FROM store_count WHERE id = 0").fetchValue(Int.self) ?? 0

@@ -41,8 +41,8 @@ public final class ChatEngine: Sendable {
     }
 
     /// Opens a session whose lines the engine writes to `output` (stdout, a socket): the engine
-    /// calls `output` on its own thread only. `onEnd` is called once, on the engine thread, when
-    /// the session ends (end of its input, its reader gone, or the engine stopping).
+    /// calls `output` one call at a time (`EngineOutput`). `onEnd` is called once, on the engine
+    /// thread, when the session ends (end of its input, its reader gone, or the engine stopping).
     public func openSession(
         identity: SessionIdentity = .trusted, output: any EngineOutput, onEnd: (@Sendable () -> Void)? = nil
     ) -> EngineSession {

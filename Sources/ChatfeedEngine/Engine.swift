@@ -48,8 +48,26 @@ final class Engine: @unchecked Sendable {
     /// answers (a batch that read content the group changed, and every one released after it,
     /// so that each subscription's batches keep their order).
     private var releasedAfterSync: [FeedNotification] = []
-    /// The live lists of the users in use (the default user's from the start).
-    private let feed: UserFeeds
+    /// The live lists of the users in use (the default user's from the start). Read through
+    /// `feed`, which first runs the feed work kept for the next commit (`deferredFeed`); the feed
+    /// work itself uses `feeds`.
+    private let feeds: UserFeeds
+    /// The live lists, once the feed work kept for the next commit has run: what every reader of
+    /// the lists on the engine thread uses.
+    private var feed: UserFeeds {
+        settleFeed()
+        return feeds
+    }
+    /// The feed work kept for the next group commit, in order: the acks sent as notifications
+    /// since the last one, and the catch-up of the group answered last (its changes applied to
+    /// the live lists; the batches, their JSON, written to the sessions). It runs on
+    /// `feedWorker` beside the next group's statements (`commitGroup`), or first, on the engine
+    /// thread (`settleFeed`), when the lists are read (`feed`), a session ends, the engine
+    /// stops, or a round ends with no commit near (`flushSessions`). docs/DECISIONS.md, "A
+    /// group's feed work beside the next group's statements".
+    private var deferredFeed: (() -> Void)?
+    /// Nil when `EngineOptions.feedWorkBesideMinimumWrites` is nil or the store is read-only.
+    private var feedWorker: FeedWorker?
     /// The titles and last messages of the chats the live lists load without them.
     private let content: StoreContentSource
     private let queue: InputQueue
@@ -142,15 +160,16 @@ final class Engine: @unchecked Sendable {
             throw error
         }
         loadedSequence = loaded.latestSequence
-        feed = UserFeeds(options: options.feed)
-        content = StoreContentSource(store: store, logger: logger)
-        feed.load(options.defaultUser, chats: loaded.chats, content: content, now: .now)
+        feeds = UserFeeds(options: options.feed)
+        content = StoreContentSource(store: store, path: options.databasePath, options: storeOptions, logger: logger)
+        feeds.load(options.defaultUser, chats: loaded.chats, content: content, now: .now)
         lastSequence = loaded.latestSequence
         if integrityCheck == nil { try startWriting() }
         // (Last: a start that throws leaves no thread behind.)
         if syncsBeside {
             syncer = LogSyncer(whenDone: { queue.wake() }, willBegin: options.logSyncWillBegin)
         }
+        if options.feedWorkBesideMinimumWrites != nil, !storeOptions.readOnly { feedWorker = FeedWorker() }
         logger.info("loaded chat list", metadata: [
             "user": "\(options.defaultUser)",
             "chats": "\(loaded.chats.count)", "changeSequence": "\(loaded.latestSequence)",
@@ -278,6 +297,9 @@ final class Engine: @unchecked Sendable {
             "writesPerGroup": "\(groupCommits == 0 ? 0 : groupedWrites / groupCommits)",
             "watcherWakes": "\(watcherWakes)", "watcherThreadWakes": "\(watcherThreadWakes)",
         ])
+        settleFeed()
+        feedWorker?.stop()
+        content.closeReader()
         checkpointer?.stop()
         syncer?.stop()
         noteIfDatabaseLost { try store.checkFileIdentity() }
@@ -348,6 +370,7 @@ final class Engine: @unchecked Sendable {
                 wokenByWatcher = true
             case .call(let body):
                 commitPendingWrites()  // it sees every write before it
+                settleFeed()
                 body(self)
             }
         }
@@ -367,7 +390,14 @@ final class Engine: @unchecked Sendable {
     /// engine thread (Results/gateway.md, 2026-11-25, fanperf8).
     private func flushSessions() {
         var gone: [Session] = []
-        flushUnflushed { session, delivered in if !delivered { gone.append(session) } }
+        // The feed work kept for the next commit runs now (the engine would wait for input),
+        // unless that commit is near and there is input to read meanwhile: a group's sync runs,
+        // writes wait for it (they commit as soon as it ends, the feed work beside them), and
+        // more input has come.
+        let nearCommit = unsynced != nil && !pendingWrites.isEmpty && queue.hasInput
+        flushUnflushed(settling: !nearCommit) { session, delivered in
+            if !delivered { gone.append(session) }
+        }
         if sessions.count <= Self.sessionsScannedEveryRound || ContinuousClock.now >= nextReaderScan {
             nextReaderScan = .now + Self.readerScanInterval
             for session in sessions.values where session.output.isPeerGone { gone.append(session) }
@@ -400,8 +430,10 @@ final class Engine: @unchecked Sendable {
     }
 
     /// Flushes each open session with unflushed output, and tells `flushed` whether its reader
-    /// got it (false: the reader is gone).
-    private func flushUnflushed(_ flushed: (Session, Bool) -> Void = { _, _ in }) {
+    /// got it (false: the reader is gone). The feed work kept for the next commit runs first,
+    /// unless `settling` is false (its batches then go out when it runs).
+    private func flushUnflushed(settling: Bool = true, _ flushed: (Session, Bool) -> Void = { _, _ in }) {
+        if settling { settleFeed() }
         guard !unflushed.isEmpty else { return }
         for session in unflushed {
             session.hasUnflushedOutput = false
@@ -415,6 +447,7 @@ final class Engine: @unchecked Sendable {
     /// Ends a session: its subscriptions end, its output finishes, and it is forgotten.
     private func end(_ session: Session) {
         commitPendingWrites()
+        settleFeed()
         endSubscriptions(of: session)
         sessions[session.id] = nil
         heldSessions[session.id] = nil
@@ -530,7 +563,18 @@ final class Engine: @unchecked Sendable {
         // Reads see every write before them, this process's and others'. An ack sent as a
         // notification reads nothing and answers nothing: the writes before it stay pending, in
         // one group with those after it, and the batch it releases (of committed writes only)
-        // goes out when that group begins.
+        // goes out when that group begins — made beside the group's statements, as feed work
+        // kept for it (`keepFeedWork`).
+        if case .ack(let params) = command, request.isNotification, subscriptionOwners[params.subscription] === session {
+            keepFeedWork { [self] in
+                do {
+                    release(try feeds.acknowledge(params.subscription, seq: Int(params.seq)))
+                } catch {
+                    respond(id: nil, error: Self.rpcError(error), isNotification: true, method: request.method, to: session)
+                }
+            }
+            return
+        }
         let isRead = if case .ack = command { !request.isNotification } else { true }
         if isRead {
             commitPendingWrites()
@@ -545,16 +589,20 @@ final class Engine: @unchecked Sendable {
                 }
             }
             flushOutputBuffer(to: session)
-            // A batch an ack released shows committed writes only; one whose rows read content
-            // that the group being synced changed goes out after that sync, and so does every
-            // one released after it.
-            if unsynced != nil, content.readUnsyncedContent || !releasedAfterSync.isEmpty {
-                releasedAfterSync += released
-            } else {
-                enqueue(released)
-            }
+            release(released)
         } catch {
             respond(id: request.id, error: Self.rpcError(error), isNotification: request.isNotification, method: request.method, to: session)
+        }
+    }
+
+    /// Sends the batches an ack released. A batch shows committed writes only; one whose rows
+    /// read content that the group being synced changed goes out after that sync, and so does
+    /// every one released after it.
+    private func release(_ released: [FeedNotification]) {
+        if unsynced != nil, content.readUnsyncedContent || !releasedAfterSync.isEmpty {
+            releasedAfterSync += released
+        } else {
+            enqueue(released)
         }
     }
 
@@ -715,8 +763,9 @@ final class Engine: @unchecked Sendable {
         if !leavingLastSync || !pendingWrites.isEmpty { finishUnsyncedGroup(waiting: true) }
         guard !pendingWrites.isEmpty else { return }
         // What is enqueued shows committed writes only (the pending ones are answered after
-        // their commit): out before the group's commit and its sync, not after.
-        flushUnflushed()
+        // their commit): out before the group's commit and its sync, not after. (The feed work
+        // kept from the group before runs beside this one's statements, and sends its own.)
+        flushUnflushed(settling: false)
         var writes = pendingWrites[...]
         pendingWrites.removeAll(keepingCapacity: true)
         pendingRemovals = 0
@@ -741,10 +790,13 @@ final class Engine: @unchecked Sendable {
         var outcomes: [Result<EventResult, ChatError>]
         let started = ContinuousClock.now
         do {
-            // Recorded for the catch-ups that read each live user's changes on their own.
-            store.recordsOwnPosts = (1...Self.directCatchUpUsers).contains(feed.liveUsers.count)
-            outcomes = events.isEmpty ? [] : try asOwnWrite {
-                try store.apply(events, lockLimit: .milliseconds(options.groupCommitMaxMilliseconds))
+            // Recorded for the catch-ups that read each live user's changes on their own. (The
+            // feed work kept from the group before changes no user's lists' presence.)
+            store.recordsOwnPosts = (1...Self.directCatchUpUsers).contains(feeds.liveUsers.count)
+            outcomes = events.isEmpty ? [] : try besideFeedWork(if: events.count >= options.feedWorkBesideMinimumWrites ?? .max) {
+                try asOwnWrite {
+                    try store.apply(events, lockLimit: .milliseconds(options.groupCommitMaxMilliseconds))
+                }
             }
             ownPosts = events.isEmpty ? nil : store.ownPosts
         } catch {
@@ -806,7 +858,9 @@ final class Engine: @unchecked Sendable {
     @discardableResult
     private func finishUnsyncedGroup(waiting: Bool) -> Bool {
         guard let group = unsynced, let syncer else { return true }
-        flushUnflushed()  // what the engine let out meanwhile (durable writes only) goes out now
+        // What the engine let out meanwhile (durable writes only) goes out now; the feed work
+        // kept meanwhile runs beside the next group's statements.
+        flushUnflushed(settling: false)
         guard let outcome = waiting ? syncer.wait() : syncer.poll() else { return false }
         unsynced = nil
         content.unsyncedContent = nil
@@ -884,9 +938,65 @@ final class Engine: @unchecked Sendable {
             enqueue(releasedAfterSync)
             releasedAfterSync.removeAll()
         }
-        catchUp()
-        flushUnflushed()
+        // (Its feed work is kept for the next group's statements, or runs before anything else.)
+        catchUp(keepingFeedWork: true)
+        flushUnflushed(settling: false)
         lastGroupCommitEnd = .now
+    }
+
+    /// Runs `statements` (the store's only) with the feed work kept from the group before running
+    /// beside them on `feedWorker`, and returns once both have ended. The feed work reads the
+    /// chats' content through a second connection, in a snapshot taken before `statements`
+    /// begin (`StoreContentSource.beginReadingBeside`); when that connection cannot read, the
+    /// feed work runs first, here.
+    private func besideFeedWork<T>(if worthIt: Bool, _ statements: () throws -> T) rethrows -> T {
+        guard let work = deferredFeed else { return try statements() }
+        guard worthIt, let feedWorker, content.beginReadingBeside() else {
+            settleFeed()
+            return try statements()
+        }
+        deferredFeed = nil
+        var took = Duration.zero
+        feedWorker.start { [self] in
+            let started = ContinuousClock.now
+            work()
+            flushUnflushed(settling: false)  // (its own output only: the engine flushed before)
+            took = .now - started
+        }
+        defer {
+            feedWorker.wait()
+            content.endReadingBeside()
+            observer.current?.feedWorkRanBeside(duration: took)
+        }
+        return try statements()
+    }
+
+    /// Keeps `work` for the next commit, after the feed work kept already (or runs it at once
+    /// without a feed worker).
+    private func keepFeedWork(_ work: @escaping () -> Void) {
+        guard feedWorker != nil else {
+            settleFeed()
+            return work()
+        }
+        if let before = deferredFeed {
+            deferredFeed = {
+                before()
+                work()
+            }
+        } else {
+            deferredFeed = work
+        }
+    }
+
+    /// Runs the feed work kept for the next commit (`deferredFeed`) now, on the engine thread.
+    private func settleFeed() {
+        guard let work = deferredFeed else { return }
+        deferredFeed = nil
+        // A message being written to `outputBuffer` waits there: the work writes its own.
+        var writing: [UInt8] = []
+        swap(&writing, &outputBuffer)
+        work()
+        swap(&writing, &outputBuffer)
     }
 
     /// Logs (once) and records a deleted or replaced database file that `check` throws.
@@ -963,15 +1073,22 @@ final class Engine: @unchecked Sendable {
     ///
     /// - Complexity: O(entries after the last sequence) per live user up to
     ///   `directCatchUpUsers`; beyond, O(entries + memberships they name), once.
+    ///
+    /// With `keepingFeedWork`, what is read is applied to the lists later: beside the next group's
+    /// statements, or before anything else reads the lists (`deferredFeed`).
     @discardableResult
-    private func catchUp() -> Bool {
+    private func catchUp(keepingFeedWork: Bool = false) -> Bool {
         catchUps += 1
         // The posts of the group just committed (this catch-up's only use of them).
         let posts = ownPosts
         ownPosts = nil
         do {
-            let users = feed.liveUsers
+            // (The feed work kept for the next commit changes no user's lists' presence: it is
+            // not run for this.)
+            let users = feeds.liveUsers
             var latest: Int64
+            // What the catch-up does to the lists and the sessions, after its reads.
+            let feedWork: () -> Void
             if users.count <= Self.directCatchUpUsers {
                 guard !users.isEmpty else {
                     latest = try store.latestChangeSequence()
@@ -985,31 +1102,47 @@ final class Engine: @unchecked Sendable {
                     // Nothing since the last catch-up but the engine's last group, all posts in
                     // order: each list's chats as they are, the posts applied (a chat without its
                     // content in the index reads it: `ChatIndex.chat(id:)`).
-                    for user in users {
-                        // (The index's copy is gone before the feed changes it: no copy of its storage.)
-                        let changes = feed.index(of: user).map { index in
-                            posts.changes(seenBy: user, before: { index.chat(id: $0) })
+                    feedWork = { [self] in
+                        for user in users {
+                            // (The index's copy is gone before the feed changes it: no copy of its storage.)
+                            let changes = feeds.index(of: user).map { index in
+                                posts.changes(seenBy: user, before: { index.chat(id: $0) })
+                            }
+                            send(feeds.apply(changes ?? [], of: user))
                         }
-                        send(feed.apply(changes ?? [], of: user))
                     }
                     latest = posts.through
                 } else {
                     // (When a read fails, the users before it were sent their batches; the next
                     // catch-up reads their changes again, which changes nothing in their lists.)
                     latest = .max
-                    for user in users {
-                        let (changes, seen) = try store.changes(after: lastSequence, user: user)
-                        latest = min(latest, seen)
-                        send(feed.apply(changes, of: user))
+                    var read: [(user: String, changes: [ChatChange])] = []
+                    do {
+                        for user in users {
+                            let (changes, seen) = try store.changes(after: lastSequence, user: user)
+                            latest = min(latest, seen)
+                            read.append((user, changes))
+                        }
+                    } catch {
+                        settleFeed()
+                        for (user, changes) in read { send(feeds.apply(changes, of: user)) }
+                        throw error
+                    }
+                    feedWork = { [self] in
+                        for (user, changes) in read { send(feeds.apply(changes, of: user)) }
                     }
                 }
             } else {
                 // One read of the log for every live user it names (a read per user cost
                 // 100–200 µs per member list with 1,000 users online: Results/gateway.md).
-                let (byUser, seen) = try store.changesByUser(after: lastSequence, wanted: feed.isLive)
+                let (byUser, seen) = try store.changesByUser(after: lastSequence, wanted: feeds.isLive)
                 latest = seen
-                for (user, changes) in byUser { send(feed.apply(changes, of: user)) }
+                feedWork = { [self] in
+                    for (user, changes) in byUser { send(feeds.apply(changes, of: user)) }
+                }
             }
+            keepFeedWork(feedWork)
+            if !keepingFeedWork { settleFeed() }
             if latest > lastSequence {
                 lastSequence = latest
                 noteReaderPosition()
@@ -1049,7 +1182,9 @@ final class Engine: @unchecked Sendable {
 
     /// Drops the live lists of users without a subscription for `idleUserIndexSeconds`.
     private func dropIdleUsers() {
-        let dropped = feed.dropIdle(before: .now - .seconds(options.idleUserIndexSeconds))
+        // (Not after the feed work kept for the next commit: it changes no user's idle time,
+        // and a dropped user's part of it changes nothing.)
+        let dropped = feeds.dropIdle(before: .now - .seconds(options.idleUserIndexSeconds))
         if !dropped.isEmpty {
             logger.debug("dropped idle users' chat lists", metadata: ["users": "\(dropped)"])
         }

@@ -58,6 +58,14 @@ public struct EngineOptions: Sendable {
     /// full); an error it throws fails that sync as the disk's would. Not a configuration key:
     /// tests hold a sync here, or fail it. Nil: nothing.
     public var logSyncWillBegin: (@Sendable () throws -> Void)?
+    /// A group commit of at least this many writes runs the feed work of the group before it
+    /// (its changes applied to the live lists, the batches and their JSON) on a thread of its
+    /// own beside its statements (docs/DECISIONS.md, "A group's feed work beside the next
+    /// group's statements"); a smaller group runs it first, on the engine thread (two threads'
+    /// hand-over costs more than such a group's statements take). Nil: always on the engine
+    /// thread. Not a configuration key: the lists and batches are the same either way (tests
+    /// run both).
+    public var feedWorkBesideMinimumWrites: Int?
 
     /// The defaults, one place: `Config/chatfeed.json` and the README's table are checked against them.
     public static let defaultPollIntervalMilliseconds = 20
@@ -73,6 +81,9 @@ public struct EngineOptions: Sendable {
     /// The one user of a single-account database (`User.defaultID`, "me").
     public static let defaultDefaultUser = User.defaultID
     public static let defaultIdleUserIndexSeconds = 60
+    /// At 5,000 posts/s a group holds one or two writes: handing each one's feed work over took
+    /// 205 µs of CPU a post against 185 on one thread (Benchmarks/Results/daemon.md, 2026-12-07).
+    public static let defaultFeedWorkBesideMinimumWrites = 8
     /// The store of an engine that names none: `StoreOptions()`, the configuration's defaults
     /// (every commit on the disk before it is answered, a 64 MiB page cache).
     public static let defaultStore = StoreOptions()
@@ -108,5 +119,6 @@ public struct EngineOptions: Sendable {
         self.maxSubscriptionsPerConnection = maxSubscriptionsPerConnection
         self.defaultUser = defaultUser
         self.idleUserIndexSeconds = idleUserIndexSeconds
+        feedWorkBesideMinimumWrites = Self.defaultFeedWorkBesideMinimumWrites
     }
 }

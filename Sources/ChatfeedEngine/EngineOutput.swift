@@ -1,7 +1,9 @@
 /// Where the engine writes one session's lines: stdout for the daemon, an async sequence
 /// in-process (`InProcessSession.lines`), a socket for a gateway.
 ///
-/// Called on the engine thread only.
+/// Called by the engine one call at a time: on its thread, or on the thread of a group's feed
+/// work while the engine thread waits for it (docs/DECISIONS.md, "A group's feed work beside the
+/// next group's statements"), never on both at once.
 public protocol EngineOutput: AnyObject {
     /// Queues bytes (whole lines, each ending in `\n`) for the next `flush()`.
     func enqueue(_ bytes: [UInt8])

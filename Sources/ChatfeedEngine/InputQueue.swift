@@ -193,6 +193,13 @@ final class InputQueue: @unchecked Sendable {
         return taken
     }
 
+    /// True when `takeAll` would return at once: something takeable is queued, or a wake is.
+    var hasInput: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return stopped || wakePending || items.contains(where: isTakeable)
+    }
+
     private func isTakeable(_ input: Input) -> Bool {
         switch input {
         case .input(let session, _), .endOfInput(let session): !held.contains(session)

@@ -27,6 +27,8 @@ import WireProtocol
         let maxInFlight: Int
         /// Acks at most every so many syncs (late acks).
         let ackEvery: Int
+        /// Sync's acks are notifications (no answer; `settle` still asks for one).
+        var acksAsNotifications = false
         var subscription = ""
         var rows: [Chat] = []
         var lastSeq: Int64 = 0
@@ -105,7 +107,11 @@ import WireProtocol
             }
             syncs += 1
             if lastSeq > lastAcked, ackAll || syncs % ackEvery == 0 {
-                _ = try await client.result("feed.ack", ["subscription": .string(subscription), "seq": .integer(lastSeq)])
+                if acksAsNotifications, !ackAll {
+                    #expect(client.session.send(SessionClient.ackLine(Int(lastSeq), subscription: subscription)))
+                } else {
+                    _ = try await client.result("feed.ack", ["subscription": .string(subscription), "seq": .integer(lastSeq)])
+                }
                 lastAcked = lastSeq
             }
         }

@@ -37,6 +37,22 @@ final class SessionClient: @unchecked Sendable {
         return try await response(to: id)
     }
 
+    /// Sends the requests in one input (the engine takes them in one round: its writes wait
+    /// there together, and commit in as few groups as they fill) and returns their responses,
+    /// in order.
+    func callAll(_ requests: [(method: String, params: JSONObject)]) async throws -> [JSONValue] {
+        let first = nextID
+        nextID += requests.count
+        var bytes: [UInt8] = []
+        for (offset, request) in requests.enumerated() {
+            bytes += Self.line(id: first + offset, request.method, request.params)
+        }
+        #expect(session.send(bytes))
+        var responses: [JSONValue] = []
+        for id in first..<(first + requests.count) { responses.append(try await response(to: id)) }
+        return responses
+    }
+
     /// The result of a request that must succeed.
     func result(_ method: String, _ params: JSONObject = [:]) async throws -> JSONValue {
         let response = try await call(method, params)
