@@ -952,7 +952,9 @@ final class Engine: @unchecked Sendable {
     private func besideFeedWork<T>(if worthIt: Bool, _ statements: () throws -> T) rethrows -> T {
         guard let work = deferredFeed else { return try statements() }
         guard worthIt, let feedWorker, content.beginReadingBeside() else {
+            // (What it sends goes out before the statements, as all output before a commit.)
             settleFeed()
+            flushUnflushed(settling: false)
             return try statements()
         }
         deferredFeed = nil
