@@ -58,7 +58,8 @@ public final class ChatEngine: Sendable {
             output.finish()
             ended()
         }
-        return EngineSession(id: id, identity: identity, queue: queue, maxLineBytes: options.maxLineBytes)
+        return EngineSession(
+            id: id, identity: identity, queue: queue, maxLineBytes: options.maxLineBytes, defaultUser: options.defaultUser)
     }
 
     /// The sessions open now, of every kind (stdin, in-process, gateway connections): opened and
@@ -129,11 +130,14 @@ public final class EngineSession: Sendable {
     /// Held only while a send frames its bytes, never while it waits for room.
     private let framer: Mutex<RequestFramer>
 
-    init(id: Int, identity: SessionIdentity, queue: InputQueue, maxLineBytes: Int) {
+    init(
+        id: Int, identity: SessionIdentity, queue: InputQueue, maxLineBytes: Int,
+        defaultUser: String = EngineOptions.defaultDefaultUser
+    ) {
         self.id = id
         self.identity = identity
         self.queue = queue
-        self.framer = Mutex(RequestFramer(maxLineBytes: maxLineBytes))
+        self.framer = Mutex(RequestFramer(maxLineBytes: maxLineBytes, identity: identity, defaultUser: defaultUser))
     }
 
     /// Hands request bytes (whole lines, each ending in `\n`; a line may also span calls) to the

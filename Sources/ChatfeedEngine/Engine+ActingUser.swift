@@ -11,7 +11,8 @@ extension Engine {
     /// The most users `knownUsers` holds; past it the set starts over.
     static let knownUsersLimit = 4096
 
-    /// The user `request` acts as: a trusted session's `user` param (the configured
+    /// The user `request` acts as, given the `user` it names (`requested`, decoded by the sender:
+    /// `PreparedCommand`): a trusted session's `user` param (the configured
     /// `defaultUser` when absent), or a user session's own user (not looked up: the cache of
     /// known users serves trusted sessions only, so that any number of gateway users never
     /// makes it start over and commit the pending writes early).
@@ -19,8 +20,7 @@ extension Engine {
     /// - Throws: −32602 for an invalid `user`, −32007 forbidden when a user session names
     ///   another user, −32001 not found when a method that acts as a user names one who does not
     ///   exist (`user.create` and `user.remove` name their target instead, checked by the store).
-    func actingUser(of request: RPCRequest, in session: Session) throws(RPCError) -> String {
-        let requested = try WireCommand.requestedUser(method: request.wireMethod, params: request.params)
+    func actingUser(of request: RPCRequest, requested: String?, in session: Session) throws(RPCError) -> String {
         let user: String
         switch session.identity {
         case .trusted:

@@ -522,8 +522,8 @@ final class Engine: @unchecked Sendable {
 
     private func answer(_ request: FramedRequest, from session: Session) {
         switch request {
-        case .request(let request):
-            handle(request, from: session)
+        case .request(let request, let prepared):
+            handle(request, prepared, from: session)
         case .invalid(let error):
             commitPendingWrites()
             enqueueOutput(error.responseLine, to: session)
@@ -536,15 +536,16 @@ final class Engine: @unchecked Sendable {
         }
     }
 
-    private func handle(_ request: RPCRequest, from session: Session) {
+    private func handle(_ request: RPCRequest, _ prepared: PreparedCommand, from session: Session) {
         let command: WireCommand
         let user: String
-        do {
-            user = try actingUser(of: request, in: session)
-            // A user session's post names its sender or is its user's (a trusted one names it).
-            command = try WireCommand(
-                request, now: currentMilliseconds(), user: user, defaultSender: session.identity.boundUser
-            ).granted(to: session.identity)
+        do throws(RPCError) {
+            user = try actingUser(of: request, requested: prepared.requestedUser.get(), in: session)
+            // (Decoded by the sender for the user the session acts as: `PreparedCommand`.)
+            guard user == prepared.user else {
+                throw RPCError(code: .internalError, message: "internal error: \(request.method) was decoded for '\(prepared.user)', not '\(user)'")
+            }
+            command = try prepared.command.get().granted(to: session.identity)
             try authorize(command, as: user, identity: session.identity)
             try checkConnectionLimit(command, of: session)
         } catch {

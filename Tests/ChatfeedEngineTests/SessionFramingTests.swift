@@ -30,7 +30,7 @@ import WireProtocol
     static func ids(_ requests: [FramedRequest]) -> [String] {
         requests.map {
             switch $0 {
-            case .request(let request): "\(request.id.map { "\($0)" } ?? "-")"
+            case .request(let request, _): "\(request.id.map { "\($0)" } ?? "-")"
             case .invalid: "invalid"
             case .tooLong: "tooLong"
             }
