@@ -948,8 +948,8 @@ final class Engine: @unchecked Sendable {
     /// Runs `statements` (the store's only) with the feed work kept from the group before running
     /// beside them on `feedWorker`, and returns once both have ended. The feed work reads the
     /// chats' content through a second connection, in a snapshot taken before `statements`
-    /// begin (`StoreContentSource.beginReadingBeside`); when that connection cannot read, the
-    /// feed work runs first, here.
+    /// begin and ended with the work (`StoreContentSource.beginReadingBeside`); when that
+    /// connection cannot read, the feed work runs first, here.
     private func besideFeedWork<T>(if worthIt: Bool, _ statements: () throws -> T) rethrows -> T {
         guard let work = deferredFeed else { return try statements() }
         guard worthIt, let feedWorker, content.beginReadingBeside() else {
@@ -964,11 +964,13 @@ final class Engine: @unchecked Sendable {
             let started = ContinuousClock.now
             work()
             flushUnflushed(settling: false)  // (its own output only: the engine flushed before)
+            // At once, not when the statements end: a snapshot held through their commit keeps
+            // the writer's checkpoint from reaching the end of the log, which then grows on.
+            content.endReadingBeside()
             took = .now - started
         }
         defer {
             feedWorker.wait()
-            content.endReadingBeside()
             observer.current?.feedWorkRanBeside(duration: took)
         }
         return try statements()

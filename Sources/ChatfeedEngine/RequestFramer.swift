@@ -24,7 +24,7 @@ struct SessionInput: Sendable {
 
 /// What the sender decodes of a request beyond its line, so that the engine thread only checks
 /// it (the command was 4–5% of that thread in a saturated ingest: Benchmarks/Results/daemon.md,
-/// 2026-12-07 03:40): the user the request names, and its command decoded for the user the
+/// 2026-12-07 03:28): the user the request names, and its command decoded for the user the
 /// session then acts as. Whether the session may act as that user, and whether the user exists,
 /// the engine decides (`Engine.actingUser`).
 struct PreparedCommand: Sendable {

@@ -67,7 +67,8 @@ final class StoreContentSource: ChatContentSource {
         return true
     }
 
-    /// Called on the engine thread once the feed work beside a commit has ended.
+    /// Called by the feed work beside a commit when it ends, on its thread (the engine thread
+    /// then waits for it), or on the engine thread.
     func endReadingBeside() {
         guard readsBeside else { return }
         readsBeside = false
