@@ -66,8 +66,11 @@ final class Engine: @unchecked Sendable {
     /// stops, or a round ends with no commit near (`flushSessions`). docs/DECISIONS.md, "A
     /// group's feed work beside the next group's statements".
     private var deferredFeed: (() -> Void)?
-    /// Nil when `EngineOptions.feedWorkBesideMinimumWrites` is nil or the store is read-only.
-    private var feedWorker: FeedWorker?
+    /// Where the feed work runs beside the next group's statements (`besideFeedWork`): between
+    /// the hand-over and the wait, the engine thread runs the store's statements only, and the
+    /// work owns the lists, the sessions' output and the content source's reads. Nil when
+    /// `EngineOptions.feedWorkBesideMinimumWrites` is nil or the store is read-only.
+    private var feedWorker: WorkerThread?
     /// The titles and last messages of the chats the live lists load without them.
     private let content: StoreContentSource
     private let queue: InputQueue
@@ -169,7 +172,10 @@ final class Engine: @unchecked Sendable {
         if syncsBeside {
             syncer = LogSyncer(whenDone: { queue.wake() }, willBegin: options.logSyncWillBegin)
         }
-        if options.feedWorkBesideMinimumWrites != nil, !storeOptions.readOnly { feedWorker = FeedWorker() }
+        if options.feedWorkBesideMinimumWrites != nil, !storeOptions.readOnly {
+            // (The engine thread's stack: the work runs the code the engine runs.)
+            feedWorker = WorkerThread(named: "chatfeed.feed", stackSize: 8 << 20)
+        }
         logger.info("loaded chat list", metadata: [
             "user": "\(options.defaultUser)",
             "chats": "\(loaded.chats.count)", "changeSequence": "\(loaded.latestSequence)",

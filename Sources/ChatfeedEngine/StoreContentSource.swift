@@ -6,7 +6,7 @@ import Logging
 /// The store as the live lists' content source (`ChatContentSource`): the lists are loaded
 /// without their chats' content (titles, last messages), which is read here for the rows that
 /// go out — on the engine thread, through its connection; or, while a group's feed work runs
-/// beside the next group's statements (`FeedWorker`), on the worker's thread through a read-only
+/// beside the next group's statements (`Engine.feedWorker`), on the worker's thread through a read-only
 /// connection of its own, in a snapshot of the file as the groups before left it.
 final class StoreContentSource: ChatContentSource {
     private let store: ChatDatabase

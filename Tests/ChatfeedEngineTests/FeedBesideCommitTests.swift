@@ -24,17 +24,24 @@ import TestSupport
         func feedWorkRanBeside(duration: Duration) { count.add(1, ordering: .relaxed) }
     }
 
+    /// An engine on `path` whose groups hold at most three writes, with every group's feed work
+    /// beside its statements (`beside`) or all of it on the engine thread, and the counter of the
+    /// feed work that ran beside.
+    static func engine(_ path: String, durability: StoreOptions.Durability, beside: Bool) throws -> (ChatEngine, BesideCounter) {
+        var options = EngineOptions(databasePath: path, store: StoreOptions(durability: durability), groupCommitMaxEvents: 3)
+        options.feedWorkBesideMinimumWrites = beside ? 1 : nil
+        let engine = try ChatEngine(options: options)
+        let counter = BesideCounter()
+        engine.observer = counter
+        return (engine, counter)
+    }
+
     @Test(arguments: [(3 as UInt64, StoreOptions.Durability.normal), (41, .full), (1999, .full)], [true, false])
     func burstsReachEveryListAsOnOneThread(run: (seed: UInt64, durability: StoreOptions.Durability), beside: Bool) async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("beside.sqlite")
-        var options = EngineOptions(
-            databasePath: path, store: StoreOptions(durability: run.durability), groupCommitMaxEvents: 3)
-        options.feedWorkBesideMinimumWrites = beside ? 1 : nil
-        let engine = try ChatEngine(options: options)
+        let (engine, counter) = try Self.engine(path, durability: run.durability, beside: beside)
         defer { engine.stop(); engine.waitUntilStopped() }
-        let counter = BesideCounter()
-        engine.observer = counter
         let backend = SessionClient(engine.openInProcessSession())
         for user in MultiUserFeedTests.users where user != "me" {
             _ = try await backend.result("user.create", ["user": .string(user)])
@@ -107,12 +114,8 @@ import TestSupport
     func aWindowsEnteringRowsReadTheirContentBeside(beside: Bool) async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("window.sqlite")
-        var options = EngineOptions(databasePath: path, store: StoreOptions(durability: .full), groupCommitMaxEvents: 3)
-        options.feedWorkBesideMinimumWrites = beside ? 1 : nil
-        let engine = try ChatEngine(options: options)
+        let (engine, counter) = try Self.engine(path, durability: .full, beside: beside)
         defer { engine.stop(); engine.waitUntilStopped() }
-        let counter = BesideCounter()
-        engine.observer = counter
         let backend = SessionClient(engine.openInProcessSession())
         for user in ["ann", "bob"] { _ = try await backend.result("user.create", ["user": .string(user)]) }
         let chats = (0..<60).map { "c\($0)" }
