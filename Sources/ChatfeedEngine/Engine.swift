@@ -359,6 +359,10 @@ final class Engine: @unchecked Sendable {
     /// Handles input in order, committing pending writes only where a request needs them
     /// committed first.
     private func handle(_ inputs: [Input]) {
+        requestsLeftInRound = inputs.reduce(0) { count, input in
+            if case .input(_, let input) = input { count + input.requests.count } else { count }
+        }
+        defer { requestsLeftInRound = 0 }
         for input in inputs {
             switch input {
             case .opened(let record):
@@ -366,8 +370,14 @@ final class Engine: @unchecked Sendable {
                 sessions[record.id] = session
                 logger.debug("session opened", metadata: ["session": "\(record.id)", "identity": "\(record.identity)"])
             case .input(let id, let input):
-                guard let session = sessions[id] else { continue }
-                for request in input.requests { handle(request, from: session) }
+                guard let session = sessions[id] else {
+                    requestsLeftInRound -= input.requests.count
+                    continue
+                }
+                for request in input.requests {
+                    requestsLeftInRound -= 1
+                    handle(request, from: session)
+                }
             case .endOfInput(let id):
                 guard let session = sessions[id] else { continue }
                 if session.heldRequests.isEmpty { end(session) } else { session.inputEnded = true }
@@ -427,6 +437,7 @@ final class Engine: @unchecked Sendable {
 
     /// Enqueues `bytes` (whole lines) on the session's output, for the next flush.
     private func enqueueOutput(_ bytes: [UInt8], to session: Session) {
+        settleFeed()  // what it sends (a group's answers, batches) goes first
         session.output.enqueue(bytes)
         session.unflushedBytes += bytes.count
         if !session.hasUnflushedOutput {
@@ -572,7 +583,8 @@ final class Engine: @unchecked Sendable {
         // one group with those after it, and the batch it releases (of committed writes only)
         // goes out when that group begins — made beside the group's statements, as feed work
         // kept for it (`keepFeedWork`).
-        if case .ack(let params) = command, request.isNotification, subscriptionOwners[params.subscription] === session {
+        if case .ack(let params) = command, request.isNotification, feedWorker != nil,
+           unsynced != nil || !pendingWrites.isEmpty, subscriptionOwners[params.subscription] === session {
             keepFeedWork { [self] in
                 do {
                     release(try feeds.acknowledge(params.subscription, seq: Int(params.seq)))
@@ -828,6 +840,9 @@ final class Engine: @unchecked Sendable {
             committed += 1
         }
         let group = CommittedGroup(writes: writes.prefix(committed), outcomes: outcomes, started: started)
+        // The writes after this group in this commit form the next (`keepsFeedWork`).
+        writesAfterGroup = writes.count - committed
+        defer { writesAfterGroup = 0 }
         if let syncer, !events.isEmpty {
             // Answered once durable.
             guard let log = store.writeAheadLog() else {
@@ -909,10 +924,35 @@ final class Engine: @unchecked Sendable {
         }
     }
 
-    /// Answers each write of a durable group in order, catches the feed up and sends it all.
+    /// Answers each write of a durable group in order, catches the feed up and sends it all. The
+    /// answers' JSON is feed work too (kept for the next group's statements, or written before
+    /// anything else goes out): it goes before the group's batches, and before any later answer
+    /// (`enqueueOutput` runs the kept work first).
     private func answer(_ group: CommittedGroup) {
         // (Its time includes its sync.)
         observer.current?.groupCommitted(writes: group.outcomes.count, duration: .now - group.started)
+        // The users it removed are marked now: the engine's own state, which the next request reads.
+        if group.writes.contains(where: { if case .success(.removeUser) = $0.event { true } else { false } }) {
+            var outcomes = group.outcomes[...]
+            for write in group.writes {
+                guard case .success(let event) = write.event else { continue }
+                if case .success = outcomes.popFirst()!, case .removeUser(let user) = event { userRemoved(user) }
+            }
+        }
+        if keepsFeedWork {
+            keepFeedWork { [self] in
+                writeAnswers(of: group)
+                flushUnflushed(settling: false)
+            }
+        } else {
+            settleFeed()
+            writeAnswers(of: group)
+        }
+        showGroupEnded()
+    }
+
+    /// The answer of each write of `group`, in order, written to its session.
+    private func writeAnswers(of group: CommittedGroup) {
         var outcomes = group.outcomes
         outcomes.reverse()
         for write in group.writes {
@@ -922,7 +962,6 @@ final class Engine: @unchecked Sendable {
             case .success(let event):
                 switch outcomes.popLast()! {
                 case .success(let result):
-                    if case .removeUser(let user) = event { userRemoved(user) }
                     if let id = write.id {
                         RPCMessage.appendResultResponse(id: id, to: &outputBuffer) {
                             WireResults.appendWriteResult(result, of: event, to: &$0)
@@ -935,18 +974,23 @@ final class Engine: @unchecked Sendable {
                 }
             }
         }
-        showGroupEnded()
     }
 
     /// After a group's answers: the batches acks released during its sync, then its catch-up's,
-    /// all sent now (as soon as the group is durable, not at the end of the round).
+    /// all sent as soon as the group is durable (not at the end of the round): kept, as its
+    /// answers, for the next group's statements or anything else that goes out first.
     private func showGroupEnded() {
         if !releasedAfterSync.isEmpty {
-            enqueue(releasedAfterSync)
+            let released = releasedAfterSync
             releasedAfterSync.removeAll()
+            if keepsFeedWork {
+                keepFeedWork { [self] in enqueue(released) }
+            } else {
+                settleFeed()
+                enqueue(released)
+            }
         }
-        // (Its feed work is kept for the next group's statements, or runs before anything else.)
-        catchUp(keepingFeedWork: true)
+        catchUp(keepingFeedWork: keepsFeedWork)
         flushUnflushed(settling: false)
         lastGroupCommitEnd = .now
     }
@@ -982,6 +1026,22 @@ final class Engine: @unchecked Sendable {
         return try statements()
     }
 
+    /// True when the feed work of the group answered now is worth keeping for the next group's
+    /// statements: the writes waiting for that group (pending, after it in the same commit, or
+    /// requests of the round not handled yet) are enough for the work to run beside them
+    /// (`EngineOptions.feedWorkBesideMinimumWrites`). Otherwise it runs at once, as no closure
+    /// kept: one post at a time (lockstep) allocates nothing for it.
+    private var keepsFeedWork: Bool {
+        feedWorker != nil
+            && pendingWrites.count + writesAfterGroup + requestsLeftInRound >= options.feedWorkBesideMinimumWrites ?? .max
+    }
+
+    /// While a group of a commit of several is answered: the writes after it in that commit.
+    private var writesAfterGroup = 0
+    /// While a round's input is handled: the requests of it not handled yet (a full group
+    /// commits among them, and the rest may form the next).
+    private var requestsLeftInRound = 0
+
     /// Keeps `work` for the next commit, after the feed work kept already (or runs it at once
     /// without a feed worker).
     private func keepFeedWork(_ work: @escaping () -> Void) {
@@ -1003,11 +1063,12 @@ final class Engine: @unchecked Sendable {
     private func settleFeed() {
         guard let work = deferredFeed else { return }
         deferredFeed = nil
-        // A message being written to `outputBuffer` waits there: the work writes its own.
-        var writing: [UInt8] = []
-        swap(&writing, &outputBuffer)
+        guard !outputBuffer.isEmpty else { return work() }
+        // A message being written to `outputBuffer` waits in the spare buffer meanwhile: the work
+        // writes its own messages in `outputBuffer`.
+        swap(&spareOutputBuffer, &outputBuffer)
         work()
-        swap(&writing, &outputBuffer)
+        swap(&spareOutputBuffer, &outputBuffer)
     }
 
     /// Logs (once) and records a deleted or replaced database file that `check` throws.
@@ -1098,8 +1159,8 @@ final class Engine: @unchecked Sendable {
             // not run for this.)
             let users = feeds.liveUsers
             var latest: Int64
-            // What the catch-up does to the lists and the sessions, after its reads.
-            let feedWork: () -> Void
+            // What the catch-up applies to the lists, after its reads.
+            let caughtUp: CaughtUp
             if users.count <= Self.directCatchUpUsers {
                 guard !users.isEmpty else {
                     latest = try store.latestChangeSequence()
@@ -1111,17 +1172,8 @@ final class Engine: @unchecked Sendable {
                 }
                 if let posts, posts.after == lastSequence, try store.latestChangeSequence() == posts.through {
                     // Nothing since the last catch-up but the engine's last group, all posts in
-                    // order: each list's chats as they are, the posts applied (a chat without its
-                    // content in the index reads it: `ChatIndex.chat(id:)`).
-                    feedWork = { [self] in
-                        for user in users {
-                            // (The index's copy is gone before the feed changes it: no copy of its storage.)
-                            let changes = feeds.index(of: user).map { index in
-                                posts.changes(seenBy: user, before: { index.chat(id: $0) })
-                            }
-                            send(feeds.apply(changes ?? [], of: user))
-                        }
-                    }
+                    // order: each list's chats as they are, the posts applied.
+                    caughtUp = .ownPosts(posts, users: users)
                     latest = posts.through
                 } else {
                     // (When a read fails, the users before it were sent their batches; the next
@@ -1136,24 +1188,24 @@ final class Engine: @unchecked Sendable {
                         }
                     } catch {
                         settleFeed()
-                        for (user, changes) in read { send(feeds.apply(changes, of: user)) }
+                        apply(.read(read))
                         throw error
                     }
-                    feedWork = { [self] in
-                        for (user, changes) in read { send(feeds.apply(changes, of: user)) }
-                    }
+                    caughtUp = .read(read)
                 }
             } else {
                 // One read of the log for every live user it names (a read per user cost
                 // 100–200 µs per member list with 1,000 users online: Results/gateway.md).
                 let (byUser, seen) = try store.changesByUser(after: lastSequence, wanted: feeds.isLive)
                 latest = seen
-                feedWork = { [self] in
-                    for (user, changes) in byUser { send(feeds.apply(changes, of: user)) }
-                }
+                caughtUp = .read(byUser)
             }
-            keepFeedWork(feedWork)
-            if !keepingFeedWork { settleFeed() }
+            if keepingFeedWork {
+                keepFeedWork { [self] in apply(caughtUp) }
+            } else {
+                settleFeed()
+                apply(caughtUp)
+            }
             if latest > lastSequence {
                 lastSequence = latest
                 noteReaderPosition()
@@ -1167,6 +1219,32 @@ final class Engine: @unchecked Sendable {
         } catch {
             logger.error("cannot read the change log", metadata: ["error": "\(error)"])
             return false
+        }
+    }
+
+    /// What a catch-up read, to apply to the live lists (`apply(_:)`).
+    private enum CaughtUp {
+        /// The engine's last group, all posts in order, for each of `users`.
+        case ownPosts(OwnPosts, users: [String])
+        /// Each user's changes, read from the log.
+        case read([(user: String, changes: [ChatChange])])
+    }
+
+    /// Applies what a catch-up read to the live lists and sends the batches.
+    private func apply(_ caughtUp: CaughtUp) {
+        switch caughtUp {
+        case .ownPosts(let posts, let users):
+            // Each list's chats as they are, the posts applied (a chat without its content in
+            // the index reads it: `ChatIndex.chat(id:)`).
+            for user in users {
+                // (The index's copy is gone before the feed changes it: no copy of its storage.)
+                let changes = feeds.index(of: user).map { index in
+                    posts.changes(seenBy: user, before: { index.chat(id: $0) })
+                }
+                send(feeds.apply(changes ?? [], of: user))
+            }
+        case .read(let read):
+            for (user, changes) in read { send(feeds.apply(changes, of: user)) }
         }
     }
 
@@ -1224,6 +1302,8 @@ final class Engine: @unchecked Sendable {
 
     /// Where a message is written before it goes to its session's output.
     private var outputBuffer: [UInt8] = []
+    /// Where a message being written waits while the feed work kept runs first (`settleFeed`).
+    private var spareOutputBuffer: [UInt8] = []
     /// The last chat a batch encoded: a fan-out encodes its shared members once, not per member.
     private var batchChatCache = ChatJSONCache()
 
