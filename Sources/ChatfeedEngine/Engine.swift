@@ -1042,13 +1042,9 @@ final class Engine: @unchecked Sendable {
     /// commits among them, and the rest may form the next).
     private var requestsLeftInRound = 0
 
-    /// Keeps `work` for the next commit, after the feed work kept already (or runs it at once
-    /// without a feed worker).
+    /// Keeps `work` for the next commit, after the feed work kept already. (Callers keep work
+    /// only with a feed worker: `keepsFeedWork`, or the ack's own check.)
     private func keepFeedWork(_ work: @escaping () -> Void) {
-        guard feedWorker != nil else {
-            settleFeed()
-            return work()
-        }
         if let before = deferredFeed {
             deferredFeed = {
                 before()

@@ -41,15 +41,12 @@ final class WorkerThread: @unchecked Sendable {
         return true
     }
 
-    /// Waits for the job started last to end, and takes it; false when none was started.
-    @discardableResult
-    func wait() -> Bool {
+    /// Waits for the job started last, if any, to end, and takes it.
+    func wait() {
         condition.lock()
         defer { condition.unlock() }
-        guard state != .idle else { return false }
         while state == .running { condition.wait() }
         state = .idle
-        return true
     }
 
     /// Ends the thread once its running job has ended.
