@@ -91,7 +91,7 @@ extension ChatDatabase {
             var sharedSlot: [String: Int] = [:]
             try db.cachedStatement(
                 "SELECT sequence, chat_id, user_id FROM change_log WHERE sequence > ?1 ORDER BY sequence"
-            ).forEachRow([sequence]) { row in
+            ).forEachRow(sequence) { row in
                 let entry: Int64 = row[0]
                 let chat: String = row[1]
                 if row.isNull(2) {
@@ -113,7 +113,7 @@ extension ChatDatabase {
             for (chatID, entry) in shared {
                 // A removed chat's members have entries of their own (`removeChat` logs them).
                 guard let chat = try fetchShared(id: chatID) else { continue }
-                try members.forEachRow([chatID]) { row in
+                try members.forEachRow(chatID) { row in
                     let user: String = row[0]
                     guard wanted(user) else { return }
                     let own = named.isEmpty ? entry : named.removeValue(forKey: MembershipChange(user: user, chat: chatID)) ?? entry
@@ -248,7 +248,7 @@ extension ChatDatabase {
     public func checkIntegrity() throws {
         var findings: [String] = []
         do {
-            try db.cachedStatement("PRAGMA quick_check(5)").forEachRow([]) { findings.append($0[0]) }
+            try db.cachedStatement("PRAGMA quick_check(5)").forEachRow { findings.append($0[0]) }
         } catch let error as SQLiteError where [.corrupt, .notADatabase].contains(error.resultCode) {
             throw ChatStoreError.damaged(path: path, detail: error.message)
         }

@@ -54,7 +54,7 @@ extension ChatDatabase {
             var changes: [ChatChange] = []
             var seen: Set<String> = []
             var stale: [(slot: Int, chatID: String)] = []
-            try db.cachedStatement(Self.changesSQL).forEachRow([sequence, user]) { row in
+            try db.cachedStatement(Self.changesSQL).forEachRow(sequence, user) { row in
                 let chatID: String = row[0]
                 guard seen.insert(chatID).inserted else { return }
                 let removed: Bool = row[1]
@@ -161,7 +161,7 @@ extension ChatDatabase {
             let count = try listSize(of: .main, user: user) + listSize(of: .archive, user: user)
             memberships.reserveCapacityInHugePages(count)
             let access = try membershipAccess(count: count)
-            try db.cachedStatement(Self.membershipsSQL(access)).forEachRow([user]) { row in
+            try db.cachedStatement(Self.membershipsSQL(access)).forEachRow(user) { row in
                 memberships.append(LoadedMembership(
                     id: row[0], unread: row[1], revision: row[2], pinOrder: row[4], lastMessageDate: row[7],
                     rowID: row[6], list: row[3], muted: row[5]))
@@ -185,7 +185,7 @@ extension ChatDatabase {
                 rowIDs = []
                 // Each chat row goes to the slot its rowid names when that slot holds its id; the
                 // slots left (a membership without its chat's rowid) are looked up one by one.
-                try db.cachedStatement("SELECT id, title, created_at, rowid FROM chat").forEachRow([]) { row in
+                try db.cachedStatement("SELECT id, title, created_at, rowid FROM chat").forEachRow { row in
                     guard let slot = slots.slot(ofRowID: row[3]), !filled[slot] else { return }
                     let id: String = row[0]
                     guard id == chats[slot].id else { return }

@@ -9,6 +9,7 @@ public protocol DatabaseValueConvertible {
 }
 
 extension Int64: DatabaseValueConvertible {
+    @inlinable
     public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         sqlite3_bind_int64(statement, index, self)
     }
@@ -19,6 +20,7 @@ extension Int64: DatabaseValueConvertible {
 }
 
 extension Int: DatabaseValueConvertible {
+    @inlinable
     public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         sqlite3_bind_int64(statement, index, Int64(self))
     }
@@ -29,6 +31,7 @@ extension Int: DatabaseValueConvertible {
 }
 
 extension Bool: DatabaseValueConvertible {
+    @inlinable
     public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         sqlite3_bind_int(statement, index, self ? 1 : 0)
     }
@@ -39,6 +42,7 @@ extension Bool: DatabaseValueConvertible {
 }
 
 extension String: DatabaseValueConvertible {
+    @inlinable
     public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         var string = self
         return string.withUTF8 { bytes in
@@ -58,6 +62,7 @@ extension String: DatabaseValueConvertible {
 }
 
 extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvertible {
+    @inlinable
     public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         switch self {
         case .some(let value): value.bind(to: statement, at: index)

@@ -9,7 +9,7 @@ public final class Statement {
     @usableFromInline let handle: OpaquePointer
     unowned let database: Database
     /// The number of its parameters (the largest `?N`).
-    let parameterCount: Int
+    @usableFromInline let parameterCount: Int
 
     init(database: Database, sql: String) throws(SQLiteError) {
         var handle: OpaquePointer?
@@ -26,19 +26,6 @@ public final class Statement {
 
     deinit { sqlite3_finalize(handle) }
 
-    /// Resets the statement and binds `arguments` to its parameters `?1`, `?2`, …; parameters
-    /// beyond them are NULL.
-    public func bind(_ arguments: [any DatabaseValueConvertible]) throws(SQLiteError) {
-        sqlite3_reset(handle)
-        // (Arguments for every parameter replace each earlier binding: nothing to clear, a
-        // pass over every parameter spared on each write's statements.)
-        if arguments.count < parameterCount { sqlite3_clear_bindings(handle) }
-        for (offset, argument) in arguments.enumerated() {
-            let code = argument.bind(to: handle, at: Int32(offset + 1))
-            if code != SQLITE_OK { throw database.error(code: code, sql: sql) }
-        }
-    }
-
     /// Steps once: true when a row is available, false when the statement is done.
     @discardableResult
     public func step() throws(SQLiteError) -> Bool {
@@ -52,45 +39,77 @@ public final class Statement {
         }
     }
 
+    /// Resets the statement and binds `arguments` to its parameters `?1`, `?2`, …; parameters
+    /// beyond them are NULL. Inlinable and generic over each argument's type: a write's
+    /// statements bind through it, and an array of existentials cost an allocation, a box
+    /// per argument and a witness call each (docs/DECISIONS.md, "Statements bind their
+    /// arguments by their types").
+    @inlinable
+    public func bind<each Value: DatabaseValueConvertible>(_ arguments: repeat each Value) throws(SQLiteError) {
+        sqlite3_reset(handle)
+        var index: Int32 = 0
+        for argument in repeat each arguments {
+            index += 1
+            let code = argument.bind(to: handle, at: index)
+            if code != SQLITE_OK { throw bindingError(code: code) }
+        }
+        if index < parameterCount { clearBindings(from: index) }
+    }
+
+    /// Clears the parameters after the first `count`, which the caller bound.
+    @usableFromInline
+    func clearBindings(from count: Int32) {
+        for parameter in (count + 1)...Int32(parameterCount) { sqlite3_bind_null(handle, parameter) }
+    }
+
+    /// The error of a binding that failed with `code`.
+    @usableFromInline
+    func bindingError(code: Int32) -> SQLiteError { database.error(code: code, sql: sql) }
+
     /// Runs the statement to completion with `arguments`.
-    public func execute(_ arguments: any DatabaseValueConvertible...) throws(SQLiteError) {
-        try bind(arguments)
+    @inlinable
+    public func execute<each Value: DatabaseValueConvertible>(_ arguments: repeat each Value) throws(SQLiteError) {
+        try bind(repeat each arguments)
         defer { sqlite3_reset(handle) }
         while try step() {}
     }
 
     /// Runs the statement with `arguments` and calls `row` for each result row.
-    public func forEachRow(
-        _ arguments: [any DatabaseValueConvertible], _ row: (Row) throws -> Void
+    @inlinable
+    public func forEachRow<each Value: DatabaseValueConvertible>(
+        _ arguments: repeat each Value, row: (Row) throws -> Void
     ) throws {
-        try bind(arguments)
+        try bind(repeat each arguments)
         defer { sqlite3_reset(handle) }
         while try step() { try row(Row(statement: self)) }
     }
 
     /// The rows of the statement with `arguments`, each decoded by `decode`.
-    public func fetchAll<T>(
-        _ arguments: any DatabaseValueConvertible..., decode: (Row) throws -> T
+    @inlinable
+    public func fetchAll<each Value: DatabaseValueConvertible, T>(
+        _ arguments: repeat each Value, decode: (Row) throws -> T
     ) throws -> [T] {
         var values: [T] = []
-        try forEachRow(arguments) { values.append(try decode($0)) }
+        try forEachRow(repeat each arguments) { values.append(try decode($0)) }
         return values
     }
 
     /// The first row of the statement with `arguments` decoded by `decode`, or nil when none.
-    public func fetchOne<T>(
-        _ arguments: any DatabaseValueConvertible..., decode: (Row) throws -> T
+    @inlinable
+    public func fetchOne<each Value: DatabaseValueConvertible, T>(
+        _ arguments: repeat each Value, decode: (Row) throws -> T
     ) throws -> T? {
-        try bind(arguments)
+        try bind(repeat each arguments)
         defer { sqlite3_reset(handle) }
         return try step() ? try decode(Row(statement: self)) : nil
     }
 
     /// The first column of the first row, or nil when there is no row or it is NULL.
-    public func fetchValue<T: DatabaseValueConvertible>(
-        _ type: T.Type = T.self, _ arguments: any DatabaseValueConvertible...
+    @inlinable
+    public func fetchValue<T: DatabaseValueConvertible, each Value: DatabaseValueConvertible>(
+        _ type: T.Type = T.self, _ arguments: repeat each Value
     ) throws(SQLiteError) -> T? {
-        try bind(arguments)
+        try bind(repeat each arguments)
         defer { sqlite3_reset(handle) }
         guard try step() else { return nil }
         return Optional<T>.decode(from: handle, at: 0)
