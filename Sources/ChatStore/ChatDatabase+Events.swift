@@ -58,7 +58,23 @@ extension ChatDatabase {
     ) throws -> [Result<EventResult, ChatError>] {
         ownPosts = nil
         var posts: OwnPosts?
-        let results = try db.inTransaction(.immediate) {
+        let results: [Result<EventResult, ChatError>]
+        do {
+            results = try applyGroupInTransaction(events, lockLimit: lockLimit, savepoints: savepoints, posts: &posts)
+        } catch {
+            postStarts.empty()  // (rolled back: the entries may show its posts)
+            throw error
+        }
+        postStarts.endGroup(totalChanges: db.totalChangedRowCount)
+        ownPosts = posts
+        return results
+    }
+
+    private func applyGroupInTransaction(
+        _ events: [ChatEvent], lockLimit: Duration?, savepoints: Bool, posts: inout OwnPosts?
+    ) throws -> [Result<EventResult, ChatError>] {
+        try db.inTransaction(.immediate) {
+            try postStarts.beginGroup(dataVersion: dataVersion(), totalChanges: db.totalChangedRowCount)
             try beginRecordingOwnPosts(unless: savepoints)
             var results: [Result<EventResult, ChatError>] = []
             results.reserveCapacity(events.count)
@@ -71,6 +87,7 @@ extension ChatDatabase {
                     try event.validate()
                     results.append(.success(try savepoints ? db.inSavepoint { try applyInGroup(event) } : applyInGroup(event)))
                 } catch let error as ChatError {
+                    postStarts.empty()  // (undone to its savepoint after a post may have written)
                     // (A failed statement's rows are undone by SQLite and not counted.)
                     if !savepoints, db.totalChangedRowCount != changesBefore { throw RefusedAfterWriting() }
                     results.append(.failure(error))
@@ -85,8 +102,6 @@ extension ChatDatabase {
             posts = try finishRecordingOwnPosts()
             return results
         }
-        ownPosts = posts
-        return results
     }
 
     /// Adds the messages a transaction's posts inserted (each post that is no duplicate) to the
@@ -97,6 +112,7 @@ extension ChatDatabase {
     }
 
     private func applyInGroup(_ event: ChatEvent) throws -> EventResult {
+        if case .postMessage = event {} else { postStarts.empty() }
         let result = try applyInTransaction(event)
         try afterEachEvent?(event)
         return result
@@ -342,12 +358,13 @@ extension ChatDatabase {
     /// other (a late post, a tie of sentAt, a newest message deleted) walks the chain to its
     /// place from the mark after it, and a late one writes the message after it too. Four
     /// statements, as raw SQLite calls making the same rows run (and a mark once in
-    /// `markInterval` posts).
+    /// `markInterval` posts); three after a post in order to the same chat in a group, whose
+    /// ends the store kept (`postStarts`).
     ///
     /// - Complexity: O(M) rows written for M members (their memberships), in one set-based
     ///   statement; O(log m + k) for a late post k messages before the mark after it.
     private func post(_ message: Message) throws -> Bool {
-        guard let start = try statements.historyEnds.fetchOne(message.chat, decode: PostStart.init) else {
+        guard let start = try postStarts[message.chat] ?? statements.historyEnds.fetchOne(message.chat, decode: PostStart.init) else {
             // A taken id is a repeated post, or a conflict, whether or not its chat still exists.
             if try fetchStoredMessage(id: message.id) != nil { return try isRepeatedPost(message) }
             throw ChatError.notFound(kind: "chat", id: message.chat)
@@ -368,7 +385,14 @@ extension ChatDatabase {
         let sequence = try logChange(chatID: message.chat, kind: .update)
         let isHead = place.successor == nil
         try statements.postToMembers.execute(message.chat, message.sender, sequence, message.sentAt, place.isLast, seq, isHead)
-        if db.changedRowCount == 0 { try statements.postToChat.execute(message.chat, place.isLast, seq, isHead) }
+        if db.changedRowCount == 0 {
+            try statements.postToChat.execute(message.chat, place.isLast, seq, isHead)
+            postStarts.forget(message.chat)
+        } else if inOrder {
+            postStarts.remember(PostStart(postInOrder: seq, sentAt: message.sentAt), of: message.chat)
+        } else {
+            postStarts.forget(message.chat)
+        }
         // (Any other post's entry leaves the group's recording incomplete: `OwnPostRecorder`.)
         if inOrder { recordPostInOrder(message, sequence: sequence) }
         return false
@@ -428,20 +452,5 @@ extension ChatDatabase {
         let sequence = try logChange(chatID: shared.id, kind: .update)
         try statements.touchMembers.execute(
             shared.id, sequence, shared.lastMessageDate, message.arrival, sharedChanged, shared.history.last)
-    }
-}
-
-/// What a post to a chat starts from (`PreparedStatements.historyEnds`).
-private struct PostStart {
-    var head: Int64?
-    var last: Int64?
-    /// The newest message's sentAt when it is the chat's last message (a membership's order
-    /// date), or the chat's creation when it has no messages; nil when unknown (a chat without
-    /// members).
-    var newestDate: Int64?
-
-    init(_ row: Row) {
-        (head, last) = (row[0], row[1])
-        if head == last { newestDate = row[2] }
     }
 }

@@ -55,6 +55,8 @@ public final class ChatDatabase {
     public internal(set) var ownPosts: OwnPosts?
     /// The recording of the group being applied (nil: none, or not recording).
     var ownPostRecorder: OwnPostRecorder?
+    /// The history's ends of the chats posted to in order, for the next post to each.
+    var postStarts = PostStartCache()
 
     /// Opens the store at `path`, creating the file when it is missing and migrating its schema.
     /// Read-only, a database on read-only media (a read-only directory or mount, where SQLite
