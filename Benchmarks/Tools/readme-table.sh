@@ -9,7 +9,8 @@
 #
 # BASELINE=DIR (a checkout of an earlier commit with its release builds, chatfeedd and its own
 # Benchmarks' DaemonLoad) runs that commit's saturated ingest beside this one's in each round.
-# ROUNDS (default 2) sets the rounds of the ingest rows. About an hour in all on 2 cores.
+# ROUNDS (default 2) sets the rounds of the ingest rows; PAIRS (default 6) the pairs of the
+# saturated 10,000-chat ingest and raw C, the rounds' among them. About an hour in all on 2 cores.
 set -u
 cd "$(dirname "$0")/../.."
 root=$(pwd)
@@ -46,6 +47,14 @@ for round in $(seq 1 "$rounds"); do
     # 1,000,000 chats, a top-100 window.
     step "raw-1m-$round" "$load" raw --chats 1000000 --posts 50000 --group 300 --memstatus off
     step "ingest-1m-$round" "$load" ingest --chats 1000000 --limit 100 --posts 50000
+done
+
+# More pairs of the saturated 10,000-chat ingest with raw C beside it, PAIRS in all (default 6,
+# the rounds' own counted): the machine's speed drifts by 10-15% within minutes, so the README
+# gives the median of the pairs' ratios, with every pair's.
+for pair in $(seq $((rounds + 1)) "${PAIRS:-6}"); do
+    step "raw-10k-$pair" "$load" raw --group 300 --memstatus off
+    step "ingest-10k-$pair" "$load" ingest
 done
 
 step resets-top50 "$load" ingest --limit 50

@@ -1074,7 +1074,7 @@ final class Engine: @unchecked Sendable {
     /// Otherwise it is freed here, with any kept before.
     private func freeBesideStatements(_ inputs: [Input]) {
         if feedWorker != nil, unsynced != nil {
-            inputsToFree.append(inputs)
+            if !inputs.isEmpty { inputsToFree.append(inputs) }
         } else if !inputsToFree.isEmpty {
             inputsToFree = []
         }
