@@ -6,6 +6,22 @@ public protocol DatabaseValueConvertible {
     func bind(to statement: OpaquePointer, at index: Int32) -> Int32
     /// Reads the 0-based column `index` of the current row; the column is not NULL.
     static func decode(from statement: OpaquePointer, at index: Int32) -> Self
+    /// The bytes of text `bind(to:at:copyingTextTo:)` copies (0 when it copies none).
+    var boundTextByteCount: Int { get }
+    /// Binds `self` as `bind(to:at:)` does, its text (if any) copied to `text`, which moves past
+    /// it, and bound from there: SQLite reads it in place (`SQLITE_STATIC`), with no copy and no
+    /// allocation of its own. `Statement.bind` keeps those bytes until it binds again.
+    func bind(to statement: OpaquePointer, at index: Int32, copyingTextTo text: inout UnsafeMutableRawPointer) -> Int32
+}
+
+extension DatabaseValueConvertible {
+    @inlinable
+    public var boundTextByteCount: Int { 0 }
+
+    @inlinable
+    public func bind(to statement: OpaquePointer, at index: Int32, copyingTextTo text: inout UnsafeMutableRawPointer) -> Int32 {
+        bind(to: statement, at: index)
+    }
 }
 
 extension Int64: DatabaseValueConvertible {
@@ -54,6 +70,21 @@ extension String: DatabaseValueConvertible {
         }
     }
     @inlinable
+    public var boundTextByteCount: Int { utf8.count }
+
+    @inlinable
+    public func bind(to statement: OpaquePointer, at index: Int32, copyingTextTo text: inout UnsafeMutableRawPointer) -> Int32 {
+        var string = self
+        return string.withUTF8 { bytes in
+            guard let base = bytes.baseAddress else { return bind(to: statement, at: index) }  // "" as TEXT
+            let start = text
+            start.copyMemory(from: base, byteCount: bytes.count)
+            text += bytes.count
+            return sqlite3_bind_text(statement, index, start.assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil)
+        }
+    }
+
+    @inlinable
     public static func decode(from statement: OpaquePointer, at index: Int32) -> String {
         guard let text = sqlite3_column_text(statement, index) else { return "" }
         let count = Int(sqlite3_column_bytes(statement, index))
@@ -69,6 +100,17 @@ extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvert
         case .none: sqlite3_bind_null(statement, index)
         }
     }
+    @inlinable
+    public var boundTextByteCount: Int { self?.boundTextByteCount ?? 0 }
+
+    @inlinable
+    public func bind(to statement: OpaquePointer, at index: Int32, copyingTextTo text: inout UnsafeMutableRawPointer) -> Int32 {
+        switch self {
+        case .some(let value): value.bind(to: statement, at: index, copyingTextTo: &text)
+        case .none: sqlite3_bind_null(statement, index)
+        }
+    }
+
     @inlinable
     public static func decode(from statement: OpaquePointer, at index: Int32) -> Wrapped? {
         sqlite3_column_type(statement, index) == SQLITE_NULL ? nil : Wrapped.decode(from: statement, at: index)

@@ -10,6 +10,10 @@ public final class Statement {
     unowned let database: Database
     /// The number of its parameters (the largest `?N`).
     @usableFromInline let parameterCount: Int
+    /// The bytes of the text arguments bound last, which SQLite reads in place (`SQLITE_STATIC`)
+    /// until the statement is bound again: a post's statements bind eight strings, each an
+    /// allocation and a copy of SQLite's otherwise.
+    @usableFromInline var boundText = UnsafeMutableRawBufferPointer(start: nil, count: 0)
 
     init(database: Database, sql: String) throws(SQLiteError) {
         var handle: OpaquePointer?
@@ -24,7 +28,10 @@ public final class Statement {
         parameterCount = Int(sqlite3_bind_parameter_count(handle))
     }
 
-    deinit { sqlite3_finalize(handle) }
+    deinit {
+        sqlite3_finalize(handle)
+        boundText.deallocate()
+    }
 
     /// Steps once: true when a row is available, false when the statement is done.
     @discardableResult
@@ -47,13 +54,27 @@ public final class Statement {
     @inlinable
     public func bind<each Value: DatabaseValueConvertible>(_ arguments: repeat each Value) throws(SQLiteError) {
         sqlite3_reset(handle)
+        // The text arguments are copied into `boundText` (first made large enough: what the
+        // last binding left there is bound again below, or NULL), and bound from there.
+        var textBytes = 0
+        for argument in repeat each arguments { textBytes += argument.boundTextByteCount }
+        if textBytes > boundText.count || boundText.baseAddress == nil { makeRoom(forText: textBytes) }
+        var text = boundText.baseAddress!
         var index: Int32 = 0
         for argument in repeat each arguments {
             index += 1
-            let code = argument.bind(to: handle, at: index)
+            let code = argument.bind(to: handle, at: index, copyingTextTo: &text)
             if code != SQLITE_OK { throw bindingError(code: code) }
         }
         if index < parameterCount { clearBindings(from: index) }
+    }
+
+    /// Replaces `boundText` by room for at least `count` bytes (no parameter may be read from
+    /// the old one until the statement is bound again).
+    @usableFromInline
+    func makeRoom(forText count: Int) {
+        boundText.deallocate()
+        boundText = .allocate(byteCount: max(count, 2 * boundText.count, 64), alignment: 1)
     }
 
     /// Clears the parameters after the first `count`, which the caller bound.

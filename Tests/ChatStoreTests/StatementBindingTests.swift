@@ -1,5 +1,6 @@
 import SQLite
 import Testing
+import TestSupport
 
 /// A prepared statement run again binds its new arguments, and NULL for the parameters it is
 /// given none for: nothing of an earlier run's arguments stays bound.
@@ -22,6 +23,35 @@ import Testing
         #expect(try statement.fetchOne("h", decode: { $0.isNull(1) && $0.isNull(2) }) == true)
         #expect(try statement.fetchValue(String.self, "i", "j") == "i")
         #expect(try statement.fetchAll(decode: { $0.isNull(0) }) == [true])
+    }
+
+    /// Text is bound from the statement's own buffer, which grows when a binding needs more: each
+    /// run reads exactly its own strings, whatever the runs before bound ("" as TEXT, not NULL).
+    @Test func textIsReadFromTheStatementsBufferRunAfterRun() throws {
+        let db = try Database(path: ":memory:")
+        try db.execute("CREATE TABLE t (a, b, c)")
+        let insert = try db.cachedStatement("INSERT INTO t (a, b, c) VALUES (?1, ?2, ?3)")
+        var random = SeededGenerator(seed: 18)
+        var expected: [[String?]] = []
+        for run in 0..<200 {
+            let lengths = (0..<3).map { _ in [0, 1, 15, 16, 63, 64, 65, 300, 5_000].randomElement(using: &random)! }
+            let texts = lengths.enumerated().map { column, length in
+                String(repeating: Character(UnicodeScalar(UInt8(97 + (run + column) % 26))), count: length)
+            }
+            let third: String? = run % 7 == 0 ? nil : texts[2]
+            if run % 5 == 0 {
+                try insert.execute(texts[0], Int64(run))  // (the third parameter NULL)
+                expected.append([texts[0], "\(run)", nil])
+            } else {
+                try insert.execute(texts[0], texts[1], third)
+                expected.append([texts[0], texts[1], third])
+            }
+        }
+        let rows = try db.cachedStatement("SELECT a, b, c FROM t ORDER BY rowid").fetchAll { row in
+            (0..<3).map { row.isNull(Int32($0)) ? nil : row[Int32($0)] as String }
+        }
+        #expect(rows == expected)
+        #expect(try db.cachedStatement("SELECT typeof(?1)").fetchValue(String.self, "") == "text")
     }
 
     @Test func aStatementRunByExecuteBindsAsAForEachRowDoes() throws {
