@@ -54,11 +54,15 @@ public final class Statement {
     @inlinable
     public func bind<each Value: DatabaseValueConvertible>(_ arguments: repeat each Value) throws(SQLiteError) {
         sqlite3_reset(handle)
-        // The text arguments are copied into `boundText` (first made large enough: what the
-        // last binding left there is bound again below, or NULL), and bound from there.
+        // The text arguments are copied into `boundText` (first made large enough, or small
+        // again after a large text: what the last binding left there is bound again below, or
+        // NULL), and bound from there.
         var textBytes = 0
         for argument in repeat each arguments { textBytes += argument.boundTextByteCount }
-        if textBytes > boundText.count || boundText.baseAddress == nil { makeRoom(forText: textBytes) }
+        if textBytes > boundText.count || boundText.baseAddress == nil
+            || (boundText.count > 65_536 && textBytes <= 65_536) {
+            makeRoom(forText: textBytes)
+        }
         var text = boundText.baseAddress!
         var index: Int32 = 0
         for argument in repeat each arguments {
@@ -69,12 +73,15 @@ public final class Statement {
         if index < parameterCount { clearBindings(from: index) }
     }
 
-    /// Replaces `boundText` by room for at least `count` bytes (no parameter may be read from
-    /// the old one until the statement is bound again).
+    /// Replaces `boundText` by room for at least `count` bytes: twice the old room when that is
+    /// more, so that growing texts reallocate rarely; `count` alone when it shrinks, so that one
+    /// long text (a message of a megabyte) is not kept for the statement's life. No parameter
+    /// may be read from the old room until the statement is bound again.
     @usableFromInline
     func makeRoom(forText count: Int) {
+        let grown = count > boundText.count ? max(count, 2 * boundText.count) : count
         boundText.deallocate()
-        boundText = .allocate(byteCount: max(count, 2 * boundText.count, 64), alignment: 1)
+        boundText = .allocate(byteCount: max(grown, 64), alignment: 1)
     }
 
     /// Clears the parameters after the first `count`, which the caller bound.

@@ -1,6 +1,7 @@
-import SQLite
 import Testing
 import TestSupport
+
+@testable import SQLite
 
 /// A prepared statement run again binds its new arguments, and NULL for the parameters it is
 /// given none for: nothing of an earlier run's arguments stays bound.
@@ -52,6 +53,18 @@ import TestSupport
         }
         #expect(rows == expected)
         #expect(try db.cachedStatement("SELECT typeof(?1)").fetchValue(String.self, "") == "text")
+    }
+
+    /// One long text does not stay with the statement: the next binding of short ones makes its
+    /// buffer small again, and reads them right.
+    @Test func aLongTextsBufferIsGivenBack() throws {
+        let db = try Database(path: ":memory:")
+        let select = try db.cachedStatement("SELECT ?1, length(?2)")
+        let long = String(repeating: "x", count: 1_000_000)
+        #expect(try select.fetchOne("a", long, decode: { [$0[0] as String, $0[1] as String] }) == ["a", "1000000"])
+        #expect(select.boundText.count >= 1_000_001)
+        #expect(try select.fetchOne("b", "cd", decode: { [$0[0] as String, $0[1] as String] }) == ["b", "2"])
+        #expect(select.boundText.count <= 65_536)
     }
 
     @Test func aStatementRunByExecuteBindsAsAForEachRowDoes() throws {
